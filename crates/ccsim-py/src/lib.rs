@@ -1,0 +1,156 @@
+//! Thin Python bindings: scenario text in, columnar results out.
+//!
+//! Numeric columns cross as raw little-endian bytes with a numpy dtype string, so a
+//! million-row series costs one copy. A Rust panic is caught here and raised as
+//! `SimulationError`; it never reaches Python as a crash.
+
+use ccsim::metrics::{Column, Table};
+use ccsim::RunError;
+use pyo3::create_exception;
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+create_exception!(
+    _core,
+    ScenarioError,
+    PyValueError,
+    "The scenario is invalid; the message names the field."
+);
+create_exception!(
+    _core,
+    SimulationError,
+    PyRuntimeError,
+    "The simulator failed internally."
+);
+
+fn bytes_of<T: Copy>(v: &[T], to_le: impl Fn(&T) -> Vec<u8>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(std::mem::size_of_val(v));
+    for x in v {
+        out.extend_from_slice(&to_le(x));
+    }
+    out
+}
+
+fn table_to_py<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> {
+    let cols = PyDict::new_bound(py);
+    let cats = PyDict::new_bound(py);
+    for (name, c) in &t.columns {
+        let (dtype, data): (&str, Vec<u8>) = match c {
+            Column::F64(v) => ("<f8", bytes_of(v, |x| x.to_le_bytes().to_vec())),
+            Column::I32(v) => ("<i4", bytes_of(v, |x| x.to_le_bytes().to_vec())),
+            Column::I64(v) => ("<i8", bytes_of(v, |x| x.to_le_bytes().to_vec())),
+            Column::Cat(v, names) => {
+                cats.set_item(name, PyList::new_bound(py, names))?;
+                ("<u1", v.clone())
+            }
+        };
+        let tup = PyTuple::new_bound(
+            py,
+            [dtype.into_py(py), PyBytes::new_bound(py, &data).into_py(py)],
+        );
+        cols.set_item(name, tup)?;
+    }
+    let d = PyDict::new_bound(py);
+    d.set_item("columns", cols)?;
+    d.set_item("categories", cats)?;
+    Ok(d)
+}
+
+fn panic_message(e: Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = e.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = e.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".into()
+    }
+}
+
+/// Run a scenario. `progress(fraction)` is called now and then; Ctrl-C interrupts.
+#[pyfunction]
+#[pyo3(signature = (scenario_toml, overrides=Vec::new(), progress=None))]
+fn run<'py>(
+    py: Python<'py>,
+    scenario_toml: &str,
+    overrides: Vec<String>,
+    progress: Option<PyObject>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mut py_err: Option<PyErr> = None;
+    let result = py.allow_threads(|| {
+        let mut cb = |frac: f64| -> bool {
+            Python::with_gil(|py| {
+                if let Err(e) = py.check_signals() {
+                    py_err = Some(e);
+                    return false;
+                }
+                if let Some(p) = &progress {
+                    if let Err(e) = p.call1(py, (frac,)) {
+                        py_err = Some(e);
+                        return false;
+                    }
+                }
+                true
+            })
+        };
+        catch_unwind(AssertUnwindSafe(|| {
+            ccsim::run_with_progress(scenario_toml, &overrides, &mut cb)
+        }))
+    });
+    let out = match result {
+        Err(panic) => {
+            return Err(SimulationError::new_err(format!(
+                "internal error: {}",
+                panic_message(panic)
+            )))
+        }
+        Ok(Err(RunError::Scenario(e))) => return Err(ScenarioError::new_err(e.0)),
+        Ok(Err(RunError::Interrupted)) => {
+            return Err(py_err.unwrap_or_else(|| PyKeyboardInterrupt::new_err("interrupted")))
+        }
+        Ok(Ok(o)) => o,
+    };
+    let d = PyDict::new_bound(py);
+    d.set_item(
+        "summary",
+        serde_json::to_string(&out.summary).map_err(|e| SimulationError::new_err(e.to_string()))?,
+    )?;
+    d.set_item("series", table_to_py(py, &out.series)?)?;
+    d.set_item("flows", table_to_py(py, &out.flows)?)?;
+    Ok(d)
+}
+
+/// Parse and validate a scenario without running it.
+#[pyfunction]
+#[pyo3(signature = (scenario_toml, overrides=Vec::new()))]
+fn validate(scenario_toml: &str, overrides: Vec<String>) -> PyResult<()> {
+    match catch_unwind(|| ccsim::parse(scenario_toml, &overrides)) {
+        Err(panic) => Err(SimulationError::new_err(format!(
+            "internal error: {}",
+            panic_message(panic)
+        ))),
+        Ok(Err(e)) => Err(ScenarioError::new_err(e.0)),
+        Ok(Ok(_)) => Ok(()),
+    }
+}
+
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Keep panics quiet: they become SimulationError with the message.
+    std::panic::set_hook(Box::new(|_| {}));
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;
+    m.add(
+        "SimulationError",
+        m.py().get_type_bound::<SimulationError>(),
+    )?;
+    Ok(())
+}

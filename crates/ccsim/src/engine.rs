@@ -1,0 +1,568 @@
+//! The packet engine: the world (arenas of links, flows and sources addressed by
+//! typed ids), the event loop, and the handlers.
+
+use crate::metrics::{SeriesBuf, SeriesMetric};
+use crate::net::{Link, LinkCounters};
+use crate::packet::{Packet, PktKind};
+use crate::queue::QueueCtx;
+use crate::random::{Dist, Rng};
+use crate::sim::{Event, EventQueue, FlowId, LinkId, SourceId};
+use crate::tcp::{Receiver, Sender};
+use crate::units::Time;
+
+/// Per-flow counters snapshotted at the warmup.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlowSnap {
+    pub bytes_delivered: u64,
+    pub losses: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+}
+
+pub struct Flow {
+    pub sender: Sender,
+    pub receiver: Receiver,
+    pub group: String,
+    pub cc_name: String,
+    pub reverse: bool,
+    pub start: Time,
+    /// Two-way propagation delay of the flow's path (no queueing, no serialization).
+    pub rtt_prop: Time,
+    pub size_bytes: Option<u64>,
+    pub started: bool,
+    /// Data packets of this flow dropped anywhere (queues and wire).
+    pub losses: u64,
+    pub snap: FlowSnap,
+    rto_gen: u32,
+    rto_sched: Option<Time>,
+    delack_gen: u32,
+    delack_sched: Option<Time>,
+    last_sample_bytes: u64,
+}
+
+impl Flow {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        sender: Sender,
+        receiver: Receiver,
+        group: String,
+        cc_name: String,
+        reverse: bool,
+        start: Time,
+        rtt_prop: Time,
+        size_bytes: Option<u64>,
+    ) -> Self {
+        Flow {
+            sender,
+            receiver,
+            group,
+            cc_name,
+            reverse,
+            start,
+            rtt_prop,
+            size_bytes,
+            started: false,
+            losses: 0,
+            snap: FlowSnap::default(),
+            rto_gen: 0,
+            rto_sched: None,
+            delack_gen: 0,
+            delack_sched: None,
+            last_sample_bytes: 0,
+        }
+    }
+    fn counters(&self) -> FlowSnap {
+        FlowSnap {
+            bytes_delivered: self.receiver.bytes_delivered,
+            losses: self.losses,
+            retransmits: self.sender.stats.retransmits,
+            timeouts: self.sender.stats.timeouts,
+            fast_retransmits: self.sender.stats.fast_retransmits,
+        }
+    }
+}
+
+/// An open-loop Poisson packet source (UDP-like).
+pub struct Source {
+    pub name: String,
+    pub path: u32,
+    /// Mean time between packets, seconds.
+    pub mean_gap: f64,
+    pub size: Dist,
+    pub rng: Rng,
+    pub start: Time,
+    pub stop: Time,
+    pub sent: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+}
+
+/// Snapshot of a link at the warmup.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LinkSnap {
+    pub c: LinkCounters,
+    pub busy: (u128, u128),
+}
+
+pub struct World {
+    pub now: Time,
+    pub events: EventQueue,
+    pub links: Vec<Link>,
+    pub paths: Vec<Vec<LinkId>>,
+    pub flows: Vec<Flow>,
+    pub sources: Vec<Source>,
+    pub duration: Time,
+    pub warmup: Time,
+    pub sample_interval: Option<Time>,
+    /// Links whose statistics and series are reported, and the main bottleneck.
+    pub monitored: Vec<LinkId>,
+    pub bottleneck: LinkId,
+    pub link_snap: Vec<LinkSnap>,
+    pub series: SeriesBuf,
+    last_busy: Vec<u128>,
+    pub injected: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    out: Vec<Packet>,
+    drops: Vec<Packet>,
+    qrng: Rng,
+    pub ended: bool,
+}
+
+/// Returned by the progress callback to stop a run early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Interrupted;
+
+impl World {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        links: Vec<Link>,
+        paths: Vec<Vec<LinkId>>,
+        flows: Vec<Flow>,
+        sources: Vec<Source>,
+        duration: Time,
+        warmup: Time,
+        sample_interval: Option<Time>,
+        monitored: Vec<LinkId>,
+        bottleneck: LinkId,
+        qrng: Rng,
+    ) -> Self {
+        let nl = links.len();
+        World {
+            now: Time::ZERO,
+            events: EventQueue::default(),
+            links,
+            paths,
+            flows,
+            sources,
+            duration,
+            warmup,
+            sample_interval,
+            monitored,
+            bottleneck,
+            link_snap: vec![LinkSnap::default(); nl],
+            series: SeriesBuf::default(),
+            last_busy: vec![0; nl],
+            injected: 0,
+            delivered: 0,
+            dropped: 0,
+            out: Vec::with_capacity(256),
+            drops: Vec::with_capacity(64),
+            qrng,
+            ended: false,
+        }
+    }
+
+    fn prime(&mut self) {
+        for i in 0..self.flows.len() {
+            let at = self.flows[i].start;
+            self.events.schedule(at, Event::FlowStart(FlowId(i as u32)));
+        }
+        for i in 0..self.sources.len() {
+            let s = &mut self.sources[i];
+            let gap = crate::random::exponential(&mut s.rng, s.mean_gap);
+            let at = s.start + Time::from_secs_f64(gap);
+            self.events
+                .schedule(at, Event::SourceEmit(SourceId(i as u32)));
+        }
+        self.events.schedule(self.warmup, Event::Warmup);
+        if let Some(iv) = self.sample_interval {
+            self.events.schedule(iv, Event::Sample);
+        }
+        self.events.schedule(self.duration, Event::End);
+    }
+
+    /// Run to the end. `progress` is called now and then with the fraction of
+    /// simulated time done; returning false stops the run.
+    pub fn run(&mut self, progress: &mut dyn FnMut(f64) -> bool) -> Result<(), Interrupted> {
+        self.prime();
+        let mut clock = std::time::Instant::now();
+        let mut n: u64 = 0;
+        while let Some((at, ev)) = self.events.pop() {
+            debug_assert!(at >= self.now);
+            self.now = at;
+            self.handle(ev);
+            if self.ended {
+                break;
+            }
+            n += 1;
+            if n & 0xFFFF == 0 && clock.elapsed().as_millis() >= 200 {
+                clock = std::time::Instant::now();
+                if !progress(self.now.as_secs_f64() / self.duration.as_secs_f64()) {
+                    return Err(Interrupted);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn handle(&mut self, ev: Event) {
+        match ev {
+            Event::Arrive(l) => self.on_arrive(l),
+            Event::TxDone(l) => self.on_txdone(l),
+            Event::Rto(f, g) => self.on_rto(f, g),
+            Event::DelAck(f, g) => self.on_delack(f, g),
+            Event::FlowStart(f) => self.on_flow_start(f),
+            Event::SourceEmit(s) => self.on_source(s),
+            Event::Sample => self.on_sample(),
+            Event::Warmup => self.on_warmup(),
+            Event::End => self.on_end(),
+            Event::Pace(..) => {}
+        }
+    }
+
+    // ---- links -------------------------------------------------------------
+
+    /// A packet reaches the input of link `l`.
+    #[inline]
+    fn link_input(&mut self, l: LinkId, mut pkt: Packet) {
+        let now = self.now;
+        // A transmission ending at this very instant frees its slot before this
+        // arrival is judged (ACK clocking makes such ties systematic).
+        {
+            let link = &self.links[l.0 as usize];
+            if link.txdone_pending && now >= link.busy_until {
+                self.on_txdone(l);
+            }
+        }
+        let link = &mut self.links[l.0 as usize];
+        link.c.arrivals += 1;
+        link.account(now);
+        if now >= link.busy_until && link.queue.is_empty() {
+            link.c.dequeued += 1;
+            match link.start_tx(pkt, now) {
+                Ok(Some(at)) => self.events.schedule(at, Event::Arrive(l)),
+                Ok(None) => {}
+                Err(p) => self.on_drop(p),
+            }
+            return;
+        }
+        pkt.enq_at = now;
+        let mut ctx = QueueCtx {
+            now,
+            rng: &mut self.qrng,
+            drops: &mut self.drops,
+        };
+        link.queue.enqueue(pkt, &mut ctx);
+        let qp = link.queue.len_pkts();
+        if qp > link.max_pkts {
+            link.max_pkts = qp;
+        }
+        let qb = link.queue.len_bytes();
+        if qb > link.max_bytes {
+            link.max_bytes = qb;
+        }
+        if !link.txdone_pending && qp > 0 {
+            link.txdone_pending = true;
+            let at = link.busy_until.max(now);
+            self.events.schedule(at, Event::TxDone(l));
+        }
+        if !self.drops.is_empty() {
+            self.flush_drops(l);
+        }
+    }
+
+    fn flush_drops(&mut self, l: LinkId) {
+        let mut drops = std::mem::take(&mut self.drops);
+        self.links[l.0 as usize].c.drops += drops.len() as u64;
+        for p in drops.drain(..) {
+            self.on_drop(p);
+        }
+        self.drops = drops;
+    }
+
+    fn on_txdone(&mut self, l: LinkId) {
+        let now = self.now;
+        let link = &mut self.links[l.0 as usize];
+        if now < link.busy_until || !link.txdone_pending {
+            return; // superseded: this departure was already served at an arrival's tie
+        }
+        link.txdone_pending = false;
+        link.account(now);
+        let mut ctx = QueueCtx {
+            now,
+            rng: &mut self.qrng,
+            drops: &mut self.drops,
+        };
+        if let Some(pkt) = link.queue.dequeue(&mut ctx) {
+            link.c.sojourn_ps += (now - pkt.enq_at).0 as u128;
+            link.c.dequeued += 1;
+            match link.start_tx(pkt, now) {
+                Ok(Some(at)) => self.events.schedule(at, Event::Arrive(l)),
+                Ok(None) => {}
+                Err(p) => self.on_drop(p),
+            }
+            let link = &mut self.links[l.0 as usize];
+            if !link.queue.is_empty() {
+                link.txdone_pending = true;
+                self.events.schedule(link.busy_until, Event::TxDone(l));
+            }
+        }
+        if !self.drops.is_empty() {
+            self.flush_drops(l);
+        }
+    }
+
+    fn on_arrive(&mut self, l: LinkId) {
+        let link = &mut self.links[l.0 as usize];
+        let (_, pkt) = link
+            .pipe
+            .pop_front()
+            .expect("arrive event with an empty pipe");
+        if let Some(&(next, _)) = link.pipe.front() {
+            self.events.schedule(next, Event::Arrive(l));
+        }
+        self.forward(pkt);
+    }
+
+    /// Send a packet to its next hop, or deliver it at the end of its path.
+    #[inline]
+    fn forward(&mut self, pkt: Packet) {
+        let path = &self.paths[pkt.path as usize];
+        if (pkt.hop as usize) < path.len() {
+            let l = path[pkt.hop as usize];
+            self.link_input(l, pkt);
+        } else {
+            self.delivered += 1;
+            self.deliver(pkt);
+        }
+    }
+
+    fn on_drop(&mut self, p: Packet) {
+        self.dropped += 1;
+        match p.kind {
+            PktKind::Data => self.flows[p.flow as usize].losses += 1,
+            PktKind::Udp => self.sources[p.flow as usize].dropped += 1,
+            PktKind::Ack => {}
+        }
+    }
+
+    fn inject_out(&mut self) {
+        let mut out = std::mem::take(&mut self.out);
+        for p in out.drain(..) {
+            self.injected += 1;
+            self.forward(p);
+        }
+        self.out = out;
+    }
+
+    // ---- endpoints ---------------------------------------------------------
+
+    fn deliver(&mut self, pkt: Packet) {
+        let now = self.now;
+        match pkt.kind {
+            PktKind::Data => {
+                let f = pkt.flow as usize;
+                self.flows[f].receiver.on_data(&pkt, now, &mut self.out);
+                self.sync_delack(f);
+                self.inject_out();
+            }
+            PktKind::Ack => {
+                let f = pkt.flow as usize;
+                self.flows[f].sender.on_ack(&pkt, now, &mut self.out);
+                self.sync_rto(f);
+                self.inject_out();
+            }
+            PktKind::Udp => self.sources[pkt.flow as usize].delivered += 1,
+        }
+    }
+
+    fn on_flow_start(&mut self, f: FlowId) {
+        let i = f.0 as usize;
+        self.flows[i].started = true;
+        self.flows[i].sender.start(self.now, &mut self.out);
+        self.sync_rto(i);
+        self.inject_out();
+    }
+
+    /// Make sure a timer event is pending no later than the sender's RTO deadline.
+    fn sync_rto(&mut self, i: usize) {
+        let fl = &mut self.flows[i];
+        if let Some(d) = fl.sender.rto_deadline {
+            if fl.rto_sched.is_none_or(|s| d < s) {
+                fl.rto_gen = fl.rto_gen.wrapping_add(1);
+                fl.rto_sched = Some(d);
+                self.events
+                    .schedule(d, Event::Rto(FlowId(i as u32), fl.rto_gen));
+            }
+        }
+    }
+
+    fn on_rto(&mut self, f: FlowId, gen: u32) {
+        let i = f.0 as usize;
+        let now = self.now;
+        let fl = &mut self.flows[i];
+        if gen != fl.rto_gen {
+            return;
+        }
+        fl.rto_sched = None;
+        match fl.sender.rto_deadline {
+            None => {}
+            Some(d) if d > now => {}
+            Some(_) => {
+                fl.sender.on_timeout(now, &mut self.out);
+            }
+        }
+        self.sync_rto(i);
+        self.inject_out();
+    }
+
+    fn sync_delack(&mut self, i: usize) {
+        let fl = &mut self.flows[i];
+        if let Some(d) = fl.receiver.delack_deadline {
+            if fl.delack_sched.is_none_or(|s| d < s) {
+                fl.delack_gen = fl.delack_gen.wrapping_add(1);
+                fl.delack_sched = Some(d);
+                self.events
+                    .schedule(d, Event::DelAck(FlowId(i as u32), fl.delack_gen));
+            }
+        }
+    }
+
+    fn on_delack(&mut self, f: FlowId, gen: u32) {
+        let i = f.0 as usize;
+        let now = self.now;
+        let fl = &mut self.flows[i];
+        if gen != fl.delack_gen {
+            return;
+        }
+        fl.delack_sched = None;
+        match fl.receiver.delack_deadline {
+            Some(d) if d <= now => fl.receiver.on_delack_timer(now, &mut self.out),
+            _ => {}
+        }
+        self.sync_delack(i);
+        self.inject_out();
+    }
+
+    fn on_source(&mut self, s: SourceId) {
+        let now = self.now;
+        let src = &mut self.sources[s.0 as usize];
+        if now >= src.stop {
+            return;
+        }
+        let size = src.size.sample(&mut src.rng).round().max(1.0) as u32;
+        src.sent += 1;
+        let pkt = Packet {
+            flow: s.0,
+            path: src.path,
+            hop: 0,
+            kind: PktKind::Udp,
+            retx: false,
+            seq: src.sent,
+            size,
+            payload: size,
+            ts_val: now,
+            ts_ecr: Time::ZERO,
+            enq_at: now,
+        };
+        let gap = crate::random::exponential(&mut src.rng, src.mean_gap);
+        let next = now + Time::from_secs_f64(gap);
+        self.events.schedule(next, Event::SourceEmit(s));
+        self.injected += 1;
+        self.forward(pkt);
+    }
+
+    // ---- measurement -------------------------------------------------------
+
+    fn on_sample(&mut self) {
+        let now = self.now;
+        let iv = self
+            .sample_interval
+            .expect("sample event without an interval");
+        let t = now.as_secs_f64();
+        for &l in &self.monitored {
+            let link = &self.links[l.0 as usize];
+            let (busy, _) = link.busy_at(now);
+            let last = std::mem::replace(&mut self.last_busy[l.0 as usize], busy);
+            let util = (busy - last) as f64 / iv.0 as f64;
+            self.series
+                .push_link(t, l.0, SeriesMetric::Utilization, util);
+            self.series.push_link(
+                t,
+                l.0,
+                SeriesMetric::QueuePkts,
+                link.queue.len_pkts() as f64,
+            );
+            self.series.push_link(
+                t,
+                l.0,
+                SeriesMetric::QueueBytes,
+                link.queue.len_bytes() as f64,
+            );
+        }
+        for (i, fl) in self.flows.iter_mut().enumerate() {
+            let b = fl.receiver.bytes_delivered;
+            let thr = (b - fl.last_sample_bytes) as f64 * 8.0 / iv.as_secs_f64();
+            fl.last_sample_bytes = b;
+            self.series
+                .push_flow(t, i as u32, SeriesMetric::Throughput, thr);
+            self.series
+                .push_flow(t, i as u32, SeriesMetric::Cwnd, fl.sender.st.cwnd);
+        }
+        if now + iv <= self.duration {
+            self.events.schedule(now + iv, Event::Sample);
+        }
+    }
+
+    fn on_warmup(&mut self) {
+        let now = self.now;
+        for (i, link) in self.links.iter_mut().enumerate() {
+            link.account(now);
+            link.reset_maxima();
+            self.link_snap[i] = LinkSnap {
+                c: link.c,
+                busy: link.busy_at(now),
+            };
+        }
+        for fl in &mut self.flows {
+            fl.snap = fl.counters();
+        }
+    }
+
+    fn on_end(&mut self) {
+        let now = self.now;
+        for link in &mut self.links {
+            link.account(now);
+        }
+        self.ended = true;
+    }
+
+    /// Packets inside the network now (queues and propagation).
+    pub fn in_flight(&self) -> u64 {
+        self.links.iter().map(|l| l.held()).sum()
+    }
+
+    pub fn flow_window(&self, i: usize) -> FlowSnap {
+        let fl = &self.flows[i];
+        let c = fl.counters();
+        FlowSnap {
+            bytes_delivered: c.bytes_delivered - fl.snap.bytes_delivered,
+            losses: c.losses - fl.snap.losses,
+            retransmits: c.retransmits - fl.snap.retransmits,
+            timeouts: c.timeouts - fl.snap.timeouts,
+            fast_retransmits: c.fast_retransmits - fl.snap.fast_retransmits,
+        }
+    }
+}

@@ -1,0 +1,171 @@
+//! Links (transmitter + propagation delay + output queue) and the statistics each
+//! keeps. Topology builders live in `topology`.
+
+pub mod topology;
+
+use crate::packet::{Packet, PktKind};
+use crate::queue::Queue;
+use crate::random::Rng;
+use crate::sim::NodeId;
+use crate::units::{Rate, Time};
+use std::collections::VecDeque;
+
+/// Cumulative counters of a link since time zero. Window metrics are differences of
+/// two snapshots (at warmup and at the end), so no per-packet clipping is needed.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LinkCounters {
+    pub arrivals: u64,
+    pub drops: u64,
+    pub random_losses: u64,
+    pub tx_pkts: u64,
+    pub tx_bytes: u64,
+    pub tx_data_pkts: u64,
+    /// Picoseconds the transmitter was busy (all packets / data packets only).
+    pub busy_ps: u128,
+    pub busy_data_ps: u128,
+    /// Time integrals of queue length (packets·ps and bytes·ps).
+    pub q_area_pkts: u128,
+    pub q_area_bytes: u128,
+    /// Sum of queueing delays of dequeued packets (ps) and how many.
+    pub sojourn_ps: u128,
+    pub dequeued: u64,
+}
+
+pub struct Link {
+    pub name: String,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub rate: Rate,
+    pub delay: Time,
+    pub queue: Box<dyn Queue>,
+    /// The transmitter is busy until this time.
+    pub busy_until: Time,
+    cur_start: Time,
+    cur_is_data: bool,
+    /// A TxDone event is pending (only while the queue is non-empty).
+    pub txdone_pending: bool,
+    /// Packets in propagation, with their arrival time at the far end (FIFO).
+    pub pipe: VecDeque<(Time, Packet)>,
+    /// Bernoulli loss probability on the wire.
+    pub loss: f64,
+    pub rng: Rng,
+    /// Report this link's statistics and series.
+    pub monitor: bool,
+    pub c: LinkCounters,
+    last_account: Time,
+    /// Time-weighted histogram of the number in system (queue + in service), in ps,
+    /// for queueing validations; the last bin collects everything above.
+    pub nsys_hist: Vec<u128>,
+    /// Maxima since the last reset (the warmup).
+    pub max_pkts: usize,
+    pub max_bytes: u64,
+}
+
+impl Link {
+    pub fn new(
+        name: String,
+        from: NodeId,
+        to: NodeId,
+        rate: Rate,
+        delay: Time,
+        queue: Box<dyn Queue>,
+        rng: Rng,
+    ) -> Self {
+        Link {
+            name,
+            from,
+            to,
+            rate,
+            delay,
+            queue,
+            busy_until: Time::ZERO,
+            cur_start: Time::ZERO,
+            cur_is_data: false,
+            txdone_pending: false,
+            pipe: VecDeque::new(),
+            loss: 0.0,
+            rng,
+            monitor: false,
+            c: LinkCounters::default(),
+            last_account: Time::ZERO,
+            nsys_hist: Vec::new(),
+            max_pkts: 0,
+            max_bytes: 0,
+        }
+    }
+
+    /// Integrate queue length and the number in system up to `now`. Call before
+    /// every change of the queue or of the transmitter.
+    #[inline]
+    pub fn account(&mut self, now: Time) {
+        let last = self.last_account;
+        if now <= last {
+            return;
+        }
+        let dt = (now - last).0 as u128;
+        let qp = self.queue.len_pkts();
+        self.c.q_area_pkts += qp as u128 * dt;
+        self.c.q_area_bytes += self.queue.len_bytes() as u128 * dt;
+        if !self.nsys_hist.is_empty() {
+            let busy_end = self.busy_until.clamp(last, now);
+            let top = self.nsys_hist.len() - 1;
+            self.nsys_hist[(qp + 1).min(top)] += (busy_end - last).0 as u128;
+            self.nsys_hist[qp.min(top)] += (now - busy_end).0 as u128;
+        }
+        self.last_account = now;
+    }
+
+    /// Busy time of the transmitter up to `now`, in ps (all, data-only).
+    pub fn busy_at(&self, now: Time) -> (u128, u128) {
+        let cur = if self.busy_until > self.cur_start {
+            (self.busy_until.min(now).saturating_sub(self.cur_start)).0 as u128
+        } else {
+            0
+        };
+        let cur = if now > self.cur_start { cur } else { 0 };
+        (
+            self.c.busy_ps + cur,
+            self.c.busy_data_ps + if self.cur_is_data { cur } else { 0 },
+        )
+    }
+
+    /// Start transmitting `pkt` now. `Ok(Some(t))`: the pipe was empty and the caller
+    /// must schedule an Arrive event at `t`; `Err(pkt)`: lost on the wire.
+    #[inline]
+    pub fn start_tx(&mut self, mut pkt: Packet, now: Time) -> Result<Option<Time>, Packet> {
+        // Close the previous transmission's busy time.
+        let prev = (self.busy_until.saturating_sub(self.cur_start)).0 as u128;
+        self.c.busy_ps += prev;
+        if self.cur_is_data {
+            self.c.busy_data_ps += prev;
+        }
+        let tx = self.rate.tx_time(pkt.size as u64);
+        self.cur_start = now;
+        self.busy_until = now + tx;
+        self.cur_is_data = pkt.kind != PktKind::Ack;
+        self.c.tx_pkts += 1;
+        self.c.tx_bytes += pkt.size as u64;
+        if pkt.is_data() {
+            self.c.tx_data_pkts += 1;
+        }
+        if self.loss > 0.0 && crate::random::unit(&mut self.rng) < self.loss {
+            self.c.random_losses += 1;
+            return Err(pkt);
+        }
+        pkt.hop += 1;
+        let at = self.busy_until + self.delay;
+        let was_empty = self.pipe.is_empty();
+        self.pipe.push_back((at, pkt));
+        Ok(was_empty.then_some(at))
+    }
+
+    /// Packets currently held by this link (queue + propagation).
+    pub fn held(&self) -> u64 {
+        self.queue.len_pkts() as u64 + self.pipe.len() as u64
+    }
+
+    pub fn reset_maxima(&mut self) {
+        self.max_pkts = self.queue.len_pkts();
+        self.max_bytes = self.queue.len_bytes();
+    }
+}

@@ -1,0 +1,93 @@
+//! FIFO with tail drop, limited in packets or bytes.
+
+use super::{Limit, Queue, QueueCtx};
+use crate::packet::Packet;
+use std::collections::VecDeque;
+
+pub struct DropTail {
+    limit: Limit,
+    q: VecDeque<Packet>,
+    bytes: u64,
+}
+
+impl DropTail {
+    pub fn new(limit: Limit) -> Self {
+        let cap = match limit {
+            Limit::Packets(n) => n.min(1 << 16) as usize,
+            Limit::Bytes(b) => (b / 1500).min(1 << 16) as usize,
+        };
+        DropTail {
+            limit,
+            q: VecDeque::with_capacity(cap + 1),
+            bytes: 0,
+        }
+    }
+}
+
+impl Queue for DropTail {
+    fn enqueue(&mut self, pkt: Packet, ctx: &mut QueueCtx) {
+        if self.limit.overflows(self.q.len(), self.bytes, pkt.size) {
+            ctx.drops.push(pkt);
+        } else {
+            self.bytes += pkt.size as u64;
+            self.q.push_back(pkt);
+        }
+    }
+    fn dequeue(&mut self, _ctx: &mut QueueCtx) -> Option<Packet> {
+        let p = self.q.pop_front()?;
+        self.bytes -= p.size as u64;
+        Some(p)
+    }
+    fn len_pkts(&self) -> usize {
+        self.q.len()
+    }
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::PktKind;
+    use crate::random::stream;
+    use crate::units::Time;
+
+    fn pkt(size: u32) -> Packet {
+        Packet {
+            flow: 0,
+            path: 0,
+            hop: 0,
+            kind: PktKind::Udp,
+            retx: false,
+            seq: 0,
+            size,
+            payload: size,
+            ts_val: Time::ZERO,
+            ts_ecr: Time::ZERO,
+            enq_at: Time::ZERO,
+        }
+    }
+
+    #[test]
+    fn limits_in_packets_and_bytes() {
+        let mut rng = stream(1, "q");
+        let mut drops = Vec::new();
+        let mut q = DropTail::new(Limit::Packets(2));
+        let mut ctx = QueueCtx {
+            now: Time::ZERO,
+            rng: &mut rng,
+            drops: &mut drops,
+        };
+        for _ in 0..3 {
+            q.enqueue(pkt(1000), &mut ctx);
+        }
+        assert_eq!((q.len_pkts(), ctx.drops.len()), (2, 1));
+        let mut q = DropTail::new(Limit::Bytes(2500));
+        ctx.drops.clear();
+        for s in [1000, 1000, 1000, 500] {
+            q.enqueue(pkt(s), &mut ctx);
+        }
+        assert_eq!((q.len_pkts(), q.len_bytes(), ctx.drops.len()), (3, 2500, 1));
+    }
+}

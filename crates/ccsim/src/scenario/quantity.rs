@@ -1,0 +1,319 @@
+//! Scenario values with units, and distributions over them, as serde types whose
+//! errors say what was expected and what was found.
+
+use crate::random::Dist;
+use crate::units::{parse_bytes, Rate, Time};
+use serde::de::{self, Deserializer};
+use serde::Deserialize;
+
+fn value_text(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => format!("\"{s}\""),
+        other => other.to_string(),
+    }
+}
+
+/// A duration such as `"30ms"`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Dur(pub Time);
+
+impl<'de> Deserialize<'de> for Dur {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = toml::Value::deserialize(d)?;
+        match &v {
+            toml::Value::String(s) => Time::parse(s).map(Dur).map_err(de::Error::custom),
+            _ => Err(de::Error::custom(format!(
+                "expected a duration like \"10s\", got {}",
+                value_text(&v)
+            ))),
+        }
+    }
+}
+
+/// A rate such as `"622Mbps"`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RateQ(pub Rate);
+
+impl<'de> Deserialize<'de> for RateQ {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = toml::Value::deserialize(d)?;
+        match &v {
+            toml::Value::String(s) => Rate::parse(s).map(RateQ).map_err(de::Error::custom),
+            _ => Err(de::Error::custom(format!(
+                "expected a rate like \"100Mbps\", got {}",
+                value_text(&v)
+            ))),
+        }
+    }
+}
+
+/// A size in bytes such as `"1460B"` or `"64KB"`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SizeQ(pub u64);
+
+impl<'de> Deserialize<'de> for SizeQ {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = toml::Value::deserialize(d)?;
+        match &v {
+            toml::Value::String(s) => parse_bytes(s).map(SizeQ).map_err(de::Error::custom),
+            _ => Err(de::Error::custom(format!(
+                "expected a size like \"1500B\", got {}",
+                value_text(&v)
+            ))),
+        }
+    }
+}
+
+/// What a distribution's values are: the parser for one scalar.
+pub trait Unit {
+    const WHAT: &'static str;
+    fn parse(v: &toml::Value) -> Result<f64, String>;
+}
+
+/// Durations, in seconds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Secs;
+impl Unit for Secs {
+    const WHAT: &'static str = "a duration like \"10ms\"";
+    fn parse(v: &toml::Value) -> Result<f64, String> {
+        match v {
+            toml::Value::String(s) => Time::parse(s).map(|t| t.as_secs_f64()),
+            _ => Err(format!("expected {}, got {}", Self::WHAT, value_text(v))),
+        }
+    }
+}
+
+/// Sizes in bytes; `"30pkt"` is allowed and resolved later against the MSS, so it is
+/// kept as a negative number of packets here (see `DistSpec::resolve_packets`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ByteSize;
+impl Unit for ByteSize {
+    const WHAT: &'static str = "a size like \"1000B\" or \"30pkt\"";
+    fn parse(v: &toml::Value) -> Result<f64, String> {
+        match v {
+            toml::Value::String(s) => {
+                if let Some(n) = s.trim().strip_suffix("pkt") {
+                    let n: f64 = n
+                        .trim()
+                        .parse()
+                        .map_err(|_| format!("expected {}, got {}", Self::WHAT, value_text(v)))?;
+                    if n <= 0.0 {
+                        return Err(format!("a size must be positive, got {}", value_text(v)));
+                    }
+                    Ok(-n)
+                } else {
+                    parse_bytes(s).map(|b| b as f64)
+                }
+            }
+            _ => Err(format!("expected {}, got {}", Self::WHAT, value_text(v))),
+        }
+    }
+}
+
+/// A distribution over a unit: a plain value (fixed), or an inline table:
+/// `{ uniform = [a, b] }`, `{ exponential = mean }`, `{ pareto = { shape, mean } }`,
+/// `{ normal = { mean, sd } }`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DistSpec<U: Unit> {
+    pub dist: Dist,
+    _u: std::marker::PhantomData<U>,
+}
+
+impl<U: Unit> DistSpec<U> {
+    pub fn fixed(v: f64) -> Self {
+        DistSpec {
+            dist: Dist::Fixed(v),
+            _u: Default::default(),
+        }
+    }
+
+    fn from_value(v: &toml::Value) -> Result<Self, String> {
+        let dist = match v {
+            toml::Value::Table(t) => {
+                if t.len() != 1 {
+                    return Err(format!(
+                        "a distribution is one of {{ uniform = [a, b] }}, {{ exponential = mean }}, {{ pareto = {{ shape = s, mean = m }} }}, {{ normal = {{ mean = m, sd = s }} }}; got {}",
+                        value_text(v)
+                    ));
+                }
+                let (k, inner) = t.iter().next().unwrap();
+                match k.as_str() {
+                    "uniform" => {
+                        let arr = inner.as_array().filter(|a| a.len() == 2).ok_or_else(|| {
+                            format!("uniform: expected [low, high], got {}", value_text(inner))
+                        })?;
+                        let a = U::parse(&arr[0]).map_err(|e| format!("uniform: {e}"))?;
+                        let b = U::parse(&arr[1]).map_err(|e| format!("uniform: {e}"))?;
+                        if b < a {
+                            return Err(format!("uniform: high is below low in {}", value_text(inner)));
+                        }
+                        Dist::Uniform(a, b)
+                    }
+                    "exponential" => Dist::Exponential {
+                        mean: U::parse(inner).map_err(|e| format!("exponential: {e}"))?,
+                    },
+                    "fixed" => Dist::Fixed(U::parse(inner).map_err(|e| format!("fixed: {e}"))?),
+                    "pareto" => {
+                        let t = inner.as_table().ok_or_else(|| {
+                            format!("pareto: expected {{ shape = 1.35, mean = ... }}, got {}", value_text(inner))
+                        })?;
+                        let shape = t.get("shape").and_then(|s| s.as_float().or(s.as_integer().map(|i| i as f64)))
+                            .ok_or("pareto: needs a numeric shape")?;
+                        if shape <= 1.0 {
+                            return Err(format!("pareto: shape must exceed 1 for a finite mean, got {shape}"));
+                        }
+                        let mean = U::parse(t.get("mean").ok_or("pareto: needs a mean")?)
+                            .map_err(|e| format!("pareto.mean: {e}"))?;
+                        if let Some(extra) = t.keys().find(|k| *k != "shape" && *k != "mean") {
+                            return Err(format!("pareto: unknown field \"{extra}\""));
+                        }
+                        Dist::Pareto { shape, mean }
+                    }
+                    "normal" => {
+                        let t = inner.as_table().ok_or("normal: expected { mean = ..., sd = ... }")?;
+                        let mean = U::parse(t.get("mean").ok_or("normal: needs a mean")?)
+                            .map_err(|e| format!("normal.mean: {e}"))?;
+                        let sd = U::parse(t.get("sd").ok_or("normal: needs an sd")?)
+                            .map_err(|e| format!("normal.sd: {e}"))?;
+                        Dist::Normal { mean, sd }
+                    }
+                    other => {
+                        return Err(format!(
+                            "unknown distribution \"{other}\" (known: uniform, exponential, pareto, normal, fixed)"
+                        ))
+                    }
+                }
+            }
+            _ => Dist::Fixed(U::parse(v)?),
+        };
+        Ok(DistSpec {
+            dist,
+            _u: Default::default(),
+        })
+    }
+}
+
+impl<'de, U: Unit> Deserialize<'de> for DistSpec<U> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = toml::Value::deserialize(d)?;
+        Self::from_value(&v).map_err(de::Error::custom)
+    }
+}
+
+/// A buffer size: packets, bytes, or a rule resolved against the topology.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum BufferSpec {
+    Packets(u64),
+    Bytes(u64),
+    /// factor · bandwidth-delay product.
+    Bdp(f64),
+    /// factor · BDP/√N (Appenzeller, Keslassy, McKeown 2004).
+    Stanford(f64),
+    /// 20 packets (the "tiny buffers" regime of Enachescu et al. 2006).
+    Tiny,
+}
+
+impl BufferSpec {
+    pub fn parse(s: &str) -> Result<BufferSpec, String> {
+        let t = s.trim();
+        let rule = |suffix: &str| -> Option<Result<f64, String>> {
+            let head = t.strip_suffix(suffix)?.trim();
+            if head.is_empty() {
+                return Some(Ok(1.0));
+            }
+            Some(
+                head.trim_end_matches('*')
+                    .trim()
+                    .parse::<f64>()
+                    .map_err(|_| format!("expected a factor before \"{suffix}\", got \"{s}\""))
+                    .and_then(|f| {
+                        if f >= 0.0 {
+                            Ok(f)
+                        } else {
+                            Err(format!("a buffer cannot be negative, got \"{s}\""))
+                        }
+                    }),
+            )
+        };
+        if t == "tiny" {
+            return Ok(BufferSpec::Tiny);
+        }
+        if let Some(f) = rule("bdp") {
+            return f.map(BufferSpec::Bdp);
+        }
+        if let Some(f) = rule("stanford") {
+            return f.map(BufferSpec::Stanford);
+        }
+        if let Some(n) = t.strip_suffix("pkt").or_else(|| t.strip_suffix("pkts")) {
+            let n: f64 = n.trim().parse().map_err(|_| {
+                format!("expected a buffer like \"20pkt\", \"64KB\", \"bdp\", \"0.25bdp\", \"stanford\" or \"tiny\", got \"{s}\"")
+            })?;
+            if n < 0.0 || n.fract() != 0.0 {
+                return Err(format!(
+                    "a buffer in packets must be a whole number >= 0, got \"{s}\""
+                ));
+            }
+            return Ok(BufferSpec::Packets(n as u64));
+        }
+        parse_bytes(t).map(BufferSpec::Bytes).map_err(|_| {
+            format!("expected a buffer like \"20pkt\", \"64KB\", \"bdp\", \"0.25bdp\", \"stanford\" or \"tiny\", got \"{s}\"")
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for BufferSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = toml::Value::deserialize(d)?;
+        match &v {
+            toml::Value::String(s) => BufferSpec::parse(s).map_err(de::Error::custom),
+            _ => Err(de::Error::custom(format!(
+                "expected a buffer like \"20pkt\" or \"bdp\", got {}",
+                value_text(&v)
+            ))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffer_rules() {
+        assert_eq!(BufferSpec::parse("bdp").unwrap(), BufferSpec::Bdp(1.0));
+        assert_eq!(BufferSpec::parse("0.25bdp").unwrap(), BufferSpec::Bdp(0.25));
+        assert_eq!(
+            BufferSpec::parse("stanford").unwrap(),
+            BufferSpec::Stanford(1.0)
+        );
+        assert_eq!(BufferSpec::parse("tiny").unwrap(), BufferSpec::Tiny);
+        assert_eq!(BufferSpec::parse("20pkt").unwrap(), BufferSpec::Packets(20));
+        assert_eq!(
+            BufferSpec::parse("64KB").unwrap(),
+            BufferSpec::Bytes(64_000)
+        );
+        assert!(BufferSpec::parse("lots").is_err());
+        assert!(BufferSpec::parse("-1bdp").is_err());
+    }
+
+    #[test]
+    fn distributions() {
+        let v: toml::Value = toml::from_str("x = { uniform = [\"64ms\", \"100ms\"] }").unwrap();
+        let d = DistSpec::<Secs>::from_value(&v["x"]).unwrap();
+        assert_eq!(d.dist, Dist::Uniform(0.064, 0.1));
+        let v: toml::Value =
+            toml::from_str("x = { pareto = { shape = 1.35, mean = \"30pkt\" } }").unwrap();
+        let d = DistSpec::<ByteSize>::from_value(&v["x"]).unwrap();
+        assert_eq!(
+            d.dist,
+            Dist::Pareto {
+                shape: 1.35,
+                mean: -30.0
+            }
+        );
+        let v: toml::Value = toml::from_str("x = { gamma = 1 }").unwrap();
+        assert!(DistSpec::<Secs>::from_value(&v["x"])
+            .unwrap_err()
+            .contains("gamma"));
+    }
+}

@@ -1,0 +1,355 @@
+//! The TCP sender: window, loss recovery (Reno / NewReno), retransmission timer.
+//!
+//! Sequence numbers count segments. The congestion-control algorithm (`cc`) decides
+//! cwnd and ssthresh; everything else — duplicate-ACK counting, fast retransmit and
+//! recovery, the RTO and its backoff — is here, so any algorithm runs with any
+//! recovery.
+
+use crate::cc::{AckInfo, CcState, CongestionControl, CongestionInfo, CongestionKind, RoundInfo};
+use crate::packet::{Packet, PktKind};
+use crate::tcp::rtt::RttEstimator;
+use crate::units::Time;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recovery {
+    /// RFC 5681 fast recovery: any new ACK ends it.
+    Reno,
+    /// RFC 6582: partial ACKs retransmit the next hole; recovery ends at `recover`.
+    NewReno,
+}
+
+#[derive(Clone, Debug)]
+pub struct SenderConfig {
+    pub mss: u32,
+    pub header: u32,
+    pub init_cwnd: f64,
+    pub init_ssthresh: f64,
+    /// Receive window in segments (u64::MAX: unlimited).
+    pub rwnd: u64,
+    pub min_rto: Time,
+    pub max_rto: Time,
+    pub initial_rto: Time,
+    pub timestamps: bool,
+    pub dupthresh: u32,
+    pub recovery: Recovery,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SenderStats {
+    pub data_pkts_sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+}
+
+pub struct Sender {
+    pub cfg: SenderConfig,
+    /// Total segments to send (u64::MAX: unlimited) and the payload of the last one.
+    pub limit: u64,
+    pub last_payload: u32,
+    pub data_path: u32,
+    pub flow: u32,
+    pub cc: Box<dyn CongestionControl>,
+    pub st: CcState,
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    /// One past the highest segment ever sent.
+    pub high_tx: u64,
+    dupacks: u32,
+    pub in_recovery: bool,
+    /// RFC 6582 `recover`: high_tx when recovery (or a timeout) began.
+    recover: u64,
+    first_partial: bool,
+    pub rtt: RttEstimator,
+    /// Karn's rule without timestamps: the one segment being timed, and when.
+    timed: Option<(u64, Time)>,
+    pub rto_deadline: Option<Time>,
+    pub stats: SenderStats,
+    // Once-per-RTT bookkeeping.
+    round_end: u64,
+    round_min: Option<Time>,
+    round_sum: f64,
+    round_n: u32,
+    round_acked: u64,
+}
+
+impl Sender {
+    pub fn new(
+        cfg: SenderConfig,
+        cc: Box<dyn CongestionControl>,
+        flow: u32,
+        data_path: u32,
+        size_bytes: Option<u64>,
+    ) -> Self {
+        let (limit, last_payload) = match size_bytes {
+            None => (u64::MAX, cfg.mss),
+            Some(b) => {
+                let b = b.max(1);
+                let n = b.div_ceil(cfg.mss as u64);
+                (n, (b - (n - 1) * cfg.mss as u64) as u32)
+            }
+        };
+        let rtt = RttEstimator::new(cfg.min_rto, cfg.max_rto, cfg.initial_rto);
+        Sender {
+            st: CcState {
+                cwnd: cfg.init_cwnd,
+                ssthresh: cfg.init_ssthresh,
+                pacing_rate: None,
+            },
+            cfg,
+            limit,
+            last_payload,
+            data_path,
+            flow,
+            cc,
+            snd_una: 0,
+            snd_nxt: 0,
+            high_tx: 0,
+            dupacks: 0,
+            in_recovery: false,
+            recover: 0,
+            first_partial: true,
+            rtt,
+            timed: None,
+            rto_deadline: None,
+            stats: SenderStats::default(),
+            round_end: 0,
+            round_min: None,
+            round_sum: 0.0,
+            round_n: 0,
+            round_acked: 0,
+        }
+    }
+
+    pub fn done(&self) -> bool {
+        self.snd_una >= self.limit
+    }
+
+    pub fn in_flight(&self) -> u64 {
+        self.snd_nxt - self.snd_una
+    }
+
+    fn payload_of(&self, seq: u64) -> u32 {
+        if seq + 1 == self.limit {
+            self.last_payload
+        } else {
+            self.cfg.mss
+        }
+    }
+
+    fn segment(&mut self, seq: u64, now: Time, out: &mut Vec<Packet>) {
+        let payload = self.payload_of(seq);
+        let retx = seq < self.high_tx;
+        if retx {
+            self.stats.retransmits += 1;
+            // Karn: a retransmitted segment is never timed.
+            if matches!(self.timed, Some((s, _)) if s == seq) {
+                self.timed = None;
+            }
+        } else if !self.cfg.timestamps && self.timed.is_none() {
+            self.timed = Some((seq, now));
+        }
+        self.stats.data_pkts_sent += 1;
+        out.push(Packet {
+            flow: self.flow,
+            path: self.data_path,
+            hop: 0,
+            kind: PktKind::Data,
+            retx,
+            seq,
+            size: payload + self.cfg.header,
+            payload,
+            ts_val: now,
+            ts_ecr: Time::ZERO,
+            enq_at: now,
+        });
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
+    }
+
+    /// Send what the window allows.
+    pub fn try_send(&mut self, now: Time, out: &mut Vec<Packet>) {
+        let wnd = (self.st.cwnd.floor().max(1.0) as u64).min(self.cfg.rwnd);
+        while self.snd_nxt < self.limit && self.snd_nxt < self.snd_una + wnd {
+            let seq = self.snd_nxt;
+            self.segment(seq, now, out);
+            self.snd_nxt += 1;
+            self.high_tx = self.high_tx.max(self.snd_nxt);
+        }
+    }
+
+    pub fn start(&mut self, now: Time, out: &mut Vec<Packet>) {
+        self.round_end = 0;
+        self.try_send(now, out);
+    }
+
+    fn restart_timer(&mut self, now: Time) {
+        self.rto_deadline = if self.snd_una < self.high_tx {
+            Some(now + self.rtt.rto())
+        } else {
+            None
+        };
+    }
+
+    pub fn on_ack(&mut self, ack: &Packet, now: Time, out: &mut Vec<Packet>) {
+        let a = ack.seq;
+        if a > self.high_tx {
+            return; // acknowledges data never sent: ignore
+        }
+        if a > self.snd_una {
+            self.on_new_ack(a, ack.ts_ecr, now, out);
+        } else if a == self.snd_una && self.snd_una < self.high_tx {
+            self.on_dupack(now, out);
+        }
+        self.try_send(now, out);
+    }
+
+    fn on_new_ack(&mut self, a: u64, ts_ecr: Time, now: Time, out: &mut Vec<Packet>) {
+        let acked = a - self.snd_una;
+        // RTT sample: the timestamp echo (RFC 7323 §4.3), or the timed segment (Karn).
+        let sample = if self.cfg.timestamps {
+            (ts_ecr > Time::ZERO && ts_ecr <= now).then(|| now - ts_ecr)
+        } else {
+            match self.timed {
+                Some((s, t)) if a > s => {
+                    self.timed = None;
+                    Some(now - t)
+                }
+                _ => None,
+            }
+        };
+        if let Some(r) = sample {
+            self.rtt.sample(r);
+            // RFC 6298 §5.7 / Karn: a valid sample for new data ends the backoff.
+            self.rtt.backoff = 0;
+            self.round_min = Some(self.round_min.map_or(r, |m| m.min(r)));
+            self.round_sum += r.as_secs_f64();
+            self.round_n += 1;
+        }
+        self.snd_una = a;
+        if self.snd_nxt < a {
+            self.snd_nxt = a;
+        }
+        self.round_acked += acked;
+
+        if self.in_recovery {
+            let full = match self.cfg.recovery {
+                Recovery::Reno => true,
+                Recovery::NewReno => a >= self.recover,
+            };
+            if full {
+                // RFC 6582 §3.2 step 3, option 2 (as ns-2): cwnd = ssthresh.
+                self.in_recovery = false;
+                self.dupacks = 0;
+                self.st.cwnd = self.st.ssthresh;
+                self.cc.on_recovery_exit(&mut self.st, now);
+            } else {
+                // Partial ACK (RFC 6582 §3.2 step 4): retransmit the next hole,
+                // deflate by the amount acked, add back one segment.
+                let seq = self.snd_una;
+                self.segment(seq, now, out);
+                self.st.cwnd = (self.st.cwnd - acked as f64 + 1.0).max(1.0);
+                if self.first_partial {
+                    self.first_partial = false;
+                    self.restart_timer(now);
+                }
+                self.end_round_if_due(now);
+                return;
+            }
+        } else {
+            self.dupacks = 0;
+            let info = AckInfo {
+                now,
+                acked,
+                rtt: sample,
+                srtt: self.rtt.srtt_time(),
+                min_rtt: self.rtt.min_rtt.unwrap_or(Time::ZERO),
+                in_flight: self.in_flight(),
+                in_recovery: false,
+            };
+            self.cc.on_ack(&mut self.st, &info);
+        }
+        self.restart_timer(now);
+        self.end_round_if_due(now);
+    }
+
+    fn end_round_if_due(&mut self, now: Time) {
+        if self.snd_una < self.round_end {
+            return;
+        }
+        let r = RoundInfo {
+            now,
+            min_rtt_round: self.round_min,
+            mean_rtt_round: (self.round_n > 0)
+                .then(|| Time::from_secs_f64(self.round_sum / self.round_n as f64)),
+            base_rtt: self.rtt.min_rtt.unwrap_or(Time::ZERO),
+            srtt: self.rtt.srtt_time(),
+            acked: self.round_acked,
+        };
+        self.cc.on_round(&mut self.st, &r);
+        self.round_end = self.snd_nxt.max(self.snd_una + 1);
+        self.round_min = None;
+        self.round_sum = 0.0;
+        self.round_n = 0;
+        self.round_acked = 0;
+    }
+
+    fn on_dupack(&mut self, now: Time, out: &mut Vec<Packet>) {
+        self.dupacks += 1;
+        if self.in_recovery {
+            // RFC 5681 §3.2 step 4: inflate by one segment per further duplicate.
+            self.st.cwnd += 1.0;
+            return;
+        }
+        if self.dupacks != self.cfg.dupthresh {
+            return;
+        }
+        // RFC 6582 §3.2 step 1: after a timeout, duplicates for data below `recover`
+        // do not start another fast retransmit.
+        if self.cfg.recovery == Recovery::NewReno && self.snd_una < self.recover {
+            return;
+        }
+        self.stats.fast_retransmits += 1;
+        self.congestion(CongestionKind::FastRetransmit, now);
+        self.in_recovery = true;
+        self.first_partial = true;
+        self.recover = self.high_tx;
+        self.st.cwnd = self.st.ssthresh + self.cfg.dupthresh as f64;
+        let seq = self.snd_una;
+        self.segment(seq, now, out);
+        self.restart_timer(now);
+    }
+
+    fn congestion(&mut self, kind: CongestionKind, now: Time) {
+        let info = CongestionInfo {
+            now,
+            kind,
+            in_flight: self.in_flight(),
+            srtt: self.rtt.srtt_time(),
+            min_rtt: self.rtt.min_rtt.unwrap_or(Time::ZERO),
+        };
+        self.cc.on_congestion(&mut self.st, &info);
+    }
+
+    /// The retransmission timer expired (the caller checked the deadline).
+    pub fn on_timeout(&mut self, now: Time, out: &mut Vec<Packet>) {
+        self.rto_deadline = None;
+        if self.snd_una >= self.high_tx {
+            return;
+        }
+        self.stats.timeouts += 1;
+        self.congestion(CongestionKind::Timeout, now);
+        // RFC 5681 §3.1: loss window of one segment; go back to the first unacked.
+        self.st.cwnd = 1.0;
+        self.in_recovery = false;
+        self.dupacks = 0;
+        self.recover = self.high_tx;
+        self.snd_nxt = self.snd_una;
+        self.timed = None;
+        // RFC 6298 §5.5: back off the timer.
+        self.rtt.backoff = (self.rtt.backoff + 1).min(16);
+        self.rto_deadline = Some(now + self.rtt.rto());
+        self.try_send(now, out);
+    }
+}
