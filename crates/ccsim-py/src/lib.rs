@@ -1,3 +1,6 @@
+// pyo3 0.22 macros emit cfgs and conversions newer rustc/clippy flag; harmless.
+#![allow(unexpected_cfgs, clippy::useless_conversion)]
+
 //! Thin Python bindings: scenario text in, columnar results out.
 //!
 //! Numeric columns cross as raw little-endian bytes with a numpy dtype string, so a

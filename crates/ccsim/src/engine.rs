@@ -18,6 +18,7 @@ pub struct FlowSnap {
     pub retransmits: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
+    pub back_to_back: u64,
 }
 
 pub struct Flow {
@@ -33,11 +34,18 @@ pub struct Flow {
     pub started: bool,
     /// Data packets of this flow dropped anywhere (queues and wire).
     pub losses: u64,
+    /// The sender's cwnd when the network first dropped one of its data packets.
+    pub cwnd_at_first_drop: Option<f64>,
+    /// Segments in flight at that moment (the window in use; a pacer may hold back
+    /// part of cwnd).
+    pub flight_at_first_drop: Option<u64>,
     pub snap: FlowSnap,
     rto_gen: u32,
     rto_sched: Option<Time>,
     delack_gen: u32,
     delack_sched: Option<Time>,
+    pace_gen: u32,
+    pace_sched: Option<Time>,
     last_sample_bytes: u64,
 }
 
@@ -64,11 +72,15 @@ impl Flow {
             size_bytes,
             started: false,
             losses: 0,
+            cwnd_at_first_drop: None,
+            flight_at_first_drop: None,
             snap: FlowSnap::default(),
             rto_gen: 0,
             rto_sched: None,
             delack_gen: 0,
             delack_sched: None,
+            pace_gen: 0,
+            pace_sched: None,
             last_sample_bytes: 0,
         }
     }
@@ -79,6 +91,7 @@ impl Flow {
             retransmits: self.sender.stats.retransmits,
             timeouts: self.sender.stats.timeouts,
             fast_retransmits: self.sender.stats.fast_retransmits,
+            back_to_back: self.sender.stats.back_to_back,
         }
     }
 }
@@ -228,7 +241,7 @@ impl World {
             Event::Sample => self.on_sample(),
             Event::Warmup => self.on_warmup(),
             Event::End => self.on_end(),
-            Event::Pace(..) => {}
+            Event::Pace(f, g) => self.on_pace(f, g),
         }
     }
 
@@ -352,7 +365,14 @@ impl World {
     fn on_drop(&mut self, p: Packet) {
         self.dropped += 1;
         match p.kind {
-            PktKind::Data => self.flows[p.flow as usize].losses += 1,
+            PktKind::Data => {
+                let fl = &mut self.flows[p.flow as usize];
+                fl.losses += 1;
+                if fl.cwnd_at_first_drop.is_none() {
+                    fl.cwnd_at_first_drop = Some(fl.sender.st.cwnd);
+                    fl.flight_at_first_drop = Some(fl.sender.in_flight());
+                }
+            }
             PktKind::Udp => self.sources[p.flow as usize].dropped += 1,
             PktKind::Ack => {}
         }
@@ -396,9 +416,18 @@ impl World {
         self.inject_out();
     }
 
-    /// Make sure a timer event is pending no later than the sender's RTO deadline.
+    /// Make sure timer events are pending no later than the sender's RTO deadline
+    /// and its pacing release.
     fn sync_rto(&mut self, i: usize) {
         let fl = &mut self.flows[i];
+        if let Some(d) = fl.sender.pace_at {
+            if fl.pace_sched.is_none_or(|s| d < s) {
+                fl.pace_gen = fl.pace_gen.wrapping_add(1);
+                fl.pace_sched = Some(d);
+                self.events
+                    .schedule(d, Event::Pace(FlowId(i as u32), fl.pace_gen));
+            }
+        }
         if let Some(d) = fl.sender.rto_deadline {
             if fl.rto_sched.is_none_or(|s| d < s) {
                 fl.rto_gen = fl.rto_gen.wrapping_add(1);
@@ -423,6 +452,20 @@ impl World {
             Some(_) => {
                 fl.sender.on_timeout(now, &mut self.out);
             }
+        }
+        self.sync_rto(i);
+        self.inject_out();
+    }
+
+    fn on_pace(&mut self, f: FlowId, gen: u32) {
+        let i = f.0 as usize;
+        let fl = &mut self.flows[i];
+        if gen != fl.pace_gen {
+            return;
+        }
+        fl.pace_sched = None;
+        if fl.sender.pace_at.is_some() {
+            fl.sender.try_send(self.now, &mut self.out);
         }
         self.sync_rto(i);
         self.inject_out();
@@ -563,6 +606,7 @@ impl World {
             retransmits: c.retransmits - fl.snap.retransmits,
             timeouts: c.timeouts - fl.snap.timeouts,
             fast_retransmits: c.fast_retransmits - fl.snap.fast_retransmits,
+            back_to_back: c.back_to_back - fl.snap.back_to_back,
         }
     }
 }

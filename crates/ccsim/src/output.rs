@@ -134,6 +134,7 @@ fn collect(sc: &Scenario, w: &mut World, info: &BuildInfo, wall_s: f64) -> Outpu
         Vec::new(),
         Vec::new(),
     );
+    let (mut b2b, mut first_drop, mut flight_drop) = (Vec::new(), Vec::new(), Vec::new());
     let (mut losses, mut retx, mut tos, mut frs, mut cwnd) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (i, f) in w.flows.iter().enumerate() {
@@ -157,6 +158,9 @@ fn collect(sc: &Scenario, w: &mut World, info: &BuildInfo, wall_s: f64) -> Outpu
         tos.push(c.timeouts as i64);
         frs.push(c.fast_retransmits as i64);
         cwnd.push(f.sender.st.cwnd);
+        b2b.push(c.back_to_back as i64);
+        first_drop.push(f.cwnd_at_first_drop.unwrap_or(f64::NAN));
+        flight_drop.push(f.flight_at_first_drop.map_or(f64::NAN, |x| x as f64));
     }
     let fwd_goodput: Vec<f64> = w
         .flows
@@ -181,6 +185,9 @@ fn collect(sc: &Scenario, w: &mut World, info: &BuildInfo, wall_s: f64) -> Outpu
     flows.push("timeouts", Column::I64(tos));
     flows.push("fast_retransmits", Column::I64(frs));
     flows.push("cwnd_final", Column::F64(cwnd));
+    flows.push("cwnd_at_first_drop", Column::F64(first_drop));
+    flows.push("flight_at_first_drop", Column::F64(flight_drop));
+    flows.push("back_to_back", Column::I64(b2b));
 
     let in_flight = w.in_flight();
     let sent = w.injected;

@@ -10,6 +10,7 @@ use crate::random::{stream, Dist};
 use crate::scenario::quantity::BufferSpec;
 use crate::scenario::{parse_rwnd, BufferUnit, Direction, Scenario, ScenarioError};
 use crate::sim::{LinkId, NodeId};
+use crate::tcp::pacer::PacingMode;
 use crate::tcp::{Receiver, Recovery, Sender, SenderConfig};
 use crate::units::{Rate, Time};
 
@@ -255,6 +256,12 @@ pub fn build_dumbbell(sc: &Scenario) -> Result<(World, BuildInfo), ScenarioError
             timestamps: opts.timestamps.unwrap_or(true),
             dupthresh: opts.dupthresh.unwrap_or(3),
             recovery,
+            pacing: match &opts.pacing {
+                Some(pc) => pc
+                    .mode()
+                    .map_err(|e| ScenarioError::at(&format!("flows[{}].tcp.pacing", p.group), e))?,
+                None => PacingMode::None,
+            },
         };
         let algo = cc::build(&grp.cc.name, &grp.cc.params)
             .map_err(|e| ScenarioError::at(&format!("flows[{}].cc", p.group), e))?;

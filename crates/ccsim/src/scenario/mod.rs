@@ -135,6 +135,8 @@ pub struct TcpOpts {
     pub timestamps: Option<bool>,
     /// Duplicate ACKs that trigger fast retransmit (default 3).
     pub dupthresh: Option<u32>,
+    /// `"none"` (default), `"leaky"`, `"rate"`, or a table (see tcp::pacer).
+    pub pacing: Option<crate::tcp::pacer::PacingSpec>,
 }
 
 impl TcpOpts {
@@ -155,7 +157,8 @@ impl TcpOpts {
             max_rto,
             initial_rto,
             timestamps,
-            dupthresh
+            dupthresh,
+            pacing
         )
     }
 }
@@ -448,6 +451,10 @@ impl Scenario {
                         "must be at least 1",
                     ));
                 }
+            }
+            if let Some(pc) = &opts.pacing {
+                pc.mode()
+                    .map_err(|e| ScenarioError::at(&format!("{p}.tcp.pacing"), e))?;
             }
             if let Some(r) = &opts.rwnd {
                 parse_rwnd(r, 1460).map_err(|e| ScenarioError::at(&format!("{p}.tcp.rwnd"), e))?;

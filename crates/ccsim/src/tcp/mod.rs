@@ -1,5 +1,6 @@
 //! TCP end points: one flow = one sender + one receiver.
 
+pub mod pacer;
 pub mod receiver;
 pub mod rtt;
 pub mod sender;

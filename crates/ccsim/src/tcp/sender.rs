@@ -7,6 +7,7 @@
 
 use crate::cc::{AckInfo, CcState, CongestionControl, CongestionInfo, CongestionKind, RoundInfo};
 use crate::packet::{Packet, PktKind};
+use crate::tcp::pacer::{Pacer, PacingMode};
 use crate::tcp::rtt::RttEstimator;
 use crate::units::Time;
 
@@ -32,6 +33,7 @@ pub struct SenderConfig {
     pub timestamps: bool,
     pub dupthresh: u32,
     pub recovery: Recovery,
+    pub pacing: PacingMode,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -40,6 +42,8 @@ pub struct SenderStats {
     pub retransmits: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
+    /// Data packets sent at the same instant as the previous one (bursts).
+    pub back_to_back: u64,
 }
 
 pub struct Sender {
@@ -64,6 +68,10 @@ pub struct Sender {
     /// Karn's rule without timestamps: the one segment being timed, and when.
     timed: Option<(u64, Time)>,
     pub rto_deadline: Option<Time>,
+    pub pacer: Pacer,
+    /// Pacing holds the next packet until this time (the engine sets a timer).
+    pub pace_at: Option<Time>,
+    last_tx: Option<Time>,
     pub stats: SenderStats,
     // Once-per-RTT bookkeeping.
     round_end: u64,
@@ -90,6 +98,7 @@ impl Sender {
             }
         };
         let rtt = RttEstimator::new(cfg.min_rto, cfg.max_rto, cfg.initial_rto);
+        let pacing = cfg.pacing;
         Sender {
             st: CcState {
                 cwnd: cfg.init_cwnd,
@@ -112,6 +121,9 @@ impl Sender {
             rtt,
             timed: None,
             rto_deadline: None,
+            pacer: Pacer::new(pacing),
+            pace_at: None,
+            last_tx: None,
             stats: SenderStats::default(),
             round_end: 0,
             round_min: None,
@@ -150,6 +162,10 @@ impl Sender {
             self.timed = Some((seq, now));
         }
         self.stats.data_pkts_sent += 1;
+        if self.last_tx == Some(now) {
+            self.stats.back_to_back += 1;
+        }
+        self.last_tx = Some(now);
         out.push(Packet {
             flow: self.flow,
             path: self.data_path,
@@ -168,10 +184,21 @@ impl Sender {
         }
     }
 
-    /// Send what the window allows.
+    /// Send what the window (and the pacer) allows.
     pub fn try_send(&mut self, now: Time, out: &mut Vec<Packet>) {
         let wnd = (self.st.cwnd.floor().max(1.0) as u64).min(self.cfg.rwnd);
+        self.pace_at = None;
+        let paced = self.pacer.active(&self.st);
         while self.snd_nxt < self.limit && self.snd_nxt < self.snd_una + wnd {
+            if paced {
+                let pkt = (self.cfg.mss + self.cfg.header) as f64;
+                if let Some(iv) = self.pacer.interval(&self.st, self.rtt.srtt, pkt) {
+                    if let Err(at) = self.pacer.take(now, iv) {
+                        self.pace_at = Some(at);
+                        break;
+                    }
+                }
+            }
             let seq = self.snd_nxt;
             self.segment(seq, now, out);
             self.snd_nxt += 1;

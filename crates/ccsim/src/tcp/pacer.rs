@@ -1,0 +1,216 @@
+//! Pacing: spreading a window's packets over the round trip instead of sending them
+//! back to back.
+//!
+//! Both pacers are a token bucket refilled at one packet per interval, at most
+//! `depth` packets deep:
+//! - `Leaky` (studies 000 and 001; Aggarwal et al. §3): interval = RTT / cwnd, the RTT
+//!   being the EWMA of timestamp samples (SRTT), recomputed whenever either changes;
+//! - `Rate` (as modern stacks, e.g. Linux's `sk_pacing_rate`): rate = factor · cwnd /
+//!   SRTT with factor 2 in slow start and 1.2 afterwards.
+//!
+//! An algorithm that sets `CcState::pacing_rate` overrides both. Before the first RTT
+//! sample there is nothing to pace by, and packets leave as the window allows.
+
+use crate::cc::CcState;
+use crate::units::Time;
+use serde::Deserialize;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PacingMode {
+    None,
+    Leaky {
+        depth: f64,
+    },
+    Rate {
+        ss_factor: f64,
+        ca_factor: f64,
+        depth: f64,
+    },
+}
+
+/// `pacing = "leaky"` or `pacing = { kind = "rate", ca_factor = 1.25, depth = 2 }`.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum PacingSpec {
+    Name(String),
+    Table(PacingTable),
+}
+
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PacingTable {
+    pub kind: String,
+    pub depth: Option<f64>,
+    pub ss_factor: Option<f64>,
+    pub ca_factor: Option<f64>,
+}
+
+impl PacingSpec {
+    pub fn mode(&self) -> Result<PacingMode, String> {
+        let (kind, depth, ss, ca) = match self {
+            PacingSpec::Name(n) => (n.as_str(), None, None, None),
+            PacingSpec::Table(t) => (t.kind.as_str(), t.depth, t.ss_factor, t.ca_factor),
+        };
+        let depth = depth.unwrap_or(1.0);
+        if depth.is_nan() || depth < 1.0 {
+            return Err(format!("depth must be at least one packet, got {depth}"));
+        }
+        let mode = match kind {
+            "none" => PacingMode::None,
+            "leaky" => PacingMode::Leaky { depth },
+            "rate" => PacingMode::Rate {
+                ss_factor: ss.unwrap_or(2.0),
+                ca_factor: ca.unwrap_or(1.2),
+                depth,
+            },
+            other => {
+                return Err(format!(
+                    "unknown pacing \"{other}\" (known: none, leaky, rate)"
+                ))
+            }
+        };
+        if let PacingMode::Rate {
+            ss_factor,
+            ca_factor,
+            ..
+        } = mode
+        {
+            if ss_factor.is_nan() || ss_factor <= 0.0 || ca_factor.is_nan() || ca_factor <= 0.0 {
+                return Err("pacing factors must be positive".into());
+            }
+        }
+        if !matches!(mode, PacingMode::Rate { .. }) && (ss.is_some() || ca.is_some()) {
+            return Err(format!("\"{kind}\" pacing has no factors"));
+        }
+        Ok(mode)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Pacer {
+    pub mode: PacingMode,
+    tokens: f64,
+    last: Time,
+}
+
+impl Pacer {
+    pub fn new(mode: PacingMode) -> Self {
+        let depth = match mode {
+            PacingMode::None => 0.0,
+            PacingMode::Leaky { depth } | PacingMode::Rate { depth, .. } => depth,
+        };
+        Pacer {
+            mode,
+            tokens: depth,
+            last: Time::ZERO,
+        }
+    }
+
+    pub fn active(&self, st: &CcState) -> bool {
+        self.mode != PacingMode::None || st.pacing_rate.is_some()
+    }
+
+    fn depth(&self) -> f64 {
+        match self.mode {
+            PacingMode::None => 1.0,
+            PacingMode::Leaky { depth } | PacingMode::Rate { depth, .. } => depth,
+        }
+    }
+
+    /// Seconds between packets now, or None when there is nothing to pace by.
+    pub fn interval(&self, st: &CcState, srtt: Option<f64>, pkt_bytes: f64) -> Option<f64> {
+        if let Some(rate) = st.pacing_rate {
+            return (rate > 0.0).then(|| pkt_bytes / rate);
+        }
+        let srtt = srtt?;
+        let cwnd = st.cwnd.max(1.0);
+        match self.mode {
+            PacingMode::None => None,
+            PacingMode::Leaky { .. } => Some(srtt / cwnd),
+            PacingMode::Rate {
+                ss_factor,
+                ca_factor,
+                ..
+            } => {
+                let f = if st.in_slow_start() {
+                    ss_factor
+                } else {
+                    ca_factor
+                };
+                Some(srtt / (f * cwnd))
+            }
+        }
+    }
+
+    /// Take a token if one is there; otherwise the time one will be.
+    pub fn take(&mut self, now: Time, interval: f64) -> Result<(), Time> {
+        let elapsed = (now.saturating_sub(self.last)).as_secs_f64();
+        self.tokens = (self.tokens + elapsed / interval).min(self.depth());
+        self.last = now;
+        if self.tokens >= 1.0 - 1e-9 {
+            self.tokens -= 1.0;
+            Ok(())
+        } else {
+            let wait = ((1.0 - self.tokens) * interval).max(1e-12);
+            Err(now + Time::from_secs_f64(wait).max(Time(1)))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leaky_bucket_spaces_packets_by_rtt_over_cwnd() {
+        let st = CcState {
+            cwnd: 10.0,
+            ssthresh: 5.0,
+            pacing_rate: None,
+        };
+        let mut p = Pacer::new(PacingMode::Leaky { depth: 1.0 });
+        let iv = p.interval(&st, Some(0.1), 1500.0).unwrap();
+        assert!((iv - 0.01).abs() < 1e-12);
+        assert!(p.take(Time::ZERO, iv).is_ok());
+        let next = p.take(Time::ZERO, iv).unwrap_err();
+        assert_eq!(next, Time::from_millis(10));
+        assert!(p.take(next, iv).is_ok());
+    }
+
+    #[test]
+    fn rate_pacer_factors() {
+        let p = Pacer::new(PacingMode::Rate {
+            ss_factor: 2.0,
+            ca_factor: 1.2,
+            depth: 1.0,
+        });
+        let ss = CcState {
+            cwnd: 10.0,
+            ssthresh: 64.0,
+            pacing_rate: None,
+        };
+        let ca = CcState {
+            cwnd: 10.0,
+            ssthresh: 5.0,
+            pacing_rate: None,
+        };
+        assert!((p.interval(&ss, Some(0.1), 1500.0).unwrap() - 0.005).abs() < 1e-12);
+        assert!((p.interval(&ca, Some(0.12), 1500.0).unwrap() - 0.01).abs() < 1e-12);
+        assert_eq!(p.interval(&ca, None, 1500.0), None);
+    }
+
+    #[test]
+    fn spec_errors() {
+        assert!(PacingSpec::Name("warp".into())
+            .mode()
+            .unwrap_err()
+            .contains("warp"));
+        let t = PacingTable {
+            kind: "leaky".into(),
+            depth: Some(0.5),
+            ss_factor: None,
+            ca_factor: None,
+        };
+        assert!(PacingSpec::Table(t).mode().is_err());
+    }
+}
