@@ -227,6 +227,7 @@ impl World {
                 }
             }
         }
+        progress(1.0);
         Ok(())
     }
 

@@ -340,7 +340,8 @@ pub fn parse(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError
     let mut root: toml::Value = toml::from_str::<toml::Table>(text)
         .map(toml::Value::Table)
         .map_err(|e| {
-            let msg = e.message().to_string();
+            // One line: the parser's message can carry a second "expected ..." line.
+            let msg = e.message().lines().collect::<Vec<_>>().join("; ");
             match e.span() {
                 Some(sp) => {
                     let line = text[..sp.start.min(text.len())].matches('\n').count() + 1;
@@ -411,6 +412,9 @@ impl Scenario {
         }
         for (i, g) in self.flows.iter().enumerate() {
             let p = format!("flows[{i}]");
+            if g.count == 0 {
+                return Err(ScenarioError::at(&format!("{p}.count"), "must be at least 1"));
+            }
             if let Some(r) = &g.recovery {
                 if r != "reno" && r != "newreno" {
                     return Err(ScenarioError::at(

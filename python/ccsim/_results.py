@@ -1,0 +1,167 @@
+"""Results of one run: decoding the core's columns, the ``Run`` object, atomic writes."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+SUMMARY_FILE = "summary.json"
+SERIES_FILE = "series.parquet"
+FLOWS_FILE = "flows.parquet"
+SCENARIO_FILE = "scenario.toml"
+RUN_FILES = (SUMMARY_FILE, SERIES_FILE, FLOWS_FILE, SCENARIO_FILE)
+
+
+def decode_table(table: Mapping[str, Any] | None) -> pd.DataFrame:
+    """``{"columns": {name: (dtype, bytes)}, "categories": {name: [str]}}`` -> DataFrame.
+
+    Integer columns named in ``categories`` become ``pd.Categorical`` with those labels.
+    """
+    if not table:
+        return pd.DataFrame()
+    columns = table.get("columns") or {}
+    categories = table.get("categories") or {}
+    data: dict[str, Any] = {}
+    for name, spec in columns.items():
+        dtype, raw = spec
+        arr = np.frombuffer(memoryview(raw), dtype=np.dtype(dtype)).copy()
+        if name in categories:
+            labels = list(categories[name])
+            codes = arr.astype(np.int64)
+            bad = (codes < -1) | (codes >= len(labels))
+            if bad.any():
+                raise ValueError(
+                    f"column {name!r}: category code {int(codes[bad][0])} "
+                    f"outside 0..{len(labels) - 1}"
+                )
+            data[name] = pd.Categorical.from_codes(codes, categories=labels)
+        else:
+            data[name] = arr
+    lengths = {len(v) for v in data.values()}
+    if len(lengths) > 1:
+        raise ValueError(f"columns of unequal length: { {k: len(v) for k, v in data.items()} }")
+    return pd.DataFrame(data)
+
+
+@dataclass
+class Run:
+    """One finished run: scalars, sampled series and per-flow totals.
+
+    ``summary``: the scalars (see ``summary.json``); ``series``: tidy time series with
+    columns time, entity, id, metric, value; ``flows``: one row per flow;
+    ``scenario_text``: the scenario that ran (overrides applied).
+    """
+
+    summary: dict[str, Any]
+    series: pd.DataFrame
+    flows: pd.DataFrame
+    scenario_text: str
+    overrides: list[str] = field(default_factory=list)
+
+    @classmethod
+    def _from_core(cls, result: Mapping[str, Any], scenario_text: str, overrides: list[str]):
+        summary = result.get("summary", {})
+        if isinstance(summary, str | bytes):
+            summary = json.loads(summary)
+        return cls(
+            summary=dict(summary),
+            series=decode_table(result.get("series")),
+            flows=decode_table(result.get("flows")),
+            scenario_text=scenario_text,
+            overrides=list(overrides),
+        )
+
+    @property
+    def name(self) -> str | None:
+        return self.summary.get("name")
+
+    @property
+    def bottleneck(self) -> dict[str, Any]:
+        """The summary entry of the bottleneck link (empty if the core named none)."""
+        links = self.summary.get("links") or {}
+        return links.get(self.summary.get("bottleneck"), {}) or {}
+
+    def write(self, directory: str | os.PathLike) -> Path:
+        """Write the four run files into *directory*, atomically.
+
+        The files are written into a fresh temporary directory beside the target and
+        renamed into place; an existing target is replaced as a whole. Readers see the
+        old directory or the new one, never a partial one, and a failure leaves no
+        trace.
+        """
+        target = Path(directory).absolute()
+        parent = target.parent
+        parent.mkdir(parents=True, exist_ok=True)
+        if target.exists() and not target.is_dir():
+            raise FileExistsError(f"{target} exists and is not a directory")
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=parent))
+        try:
+            self._write_files(tmp)
+            _fsync_dir(tmp)
+            if target.exists():
+                old = parent / f".{target.name}.old-{uuid.uuid4().hex[:8]}"
+                os.rename(target, old)
+                try:
+                    os.rename(tmp, target)
+                except BaseException:
+                    os.rename(old, target)
+                    raise
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                os.rename(tmp, target)
+            _fsync_dir(parent)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        return target
+
+    def _write_files(self, d: Path) -> None:
+        with open(d / SUMMARY_FILE, "w", encoding="utf-8") as f:
+            json.dump(self.summary, f, indent=2, sort_keys=False)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        self.series.to_parquet(d / SERIES_FILE, engine="pyarrow", index=False)
+        self.flows.to_parquet(d / FLOWS_FILE, engine="pyarrow", index=False)
+        with open(d / SCENARIO_FILE, "w", encoding="utf-8") as f:
+            f.write(self.scenario_text)
+            if not self.scenario_text.endswith("\n"):
+                f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+
+def load(directory: str | os.PathLike) -> Run:
+    """Read a run written by ``Run.write`` (or ``ccsim run -o``)."""
+    d = Path(directory)
+    with open(d / SUMMARY_FILE, encoding="utf-8") as f:
+        summary = json.load(f)
+    return Run(
+        summary=summary,
+        series=pd.read_parquet(d / SERIES_FILE, engine="pyarrow"),
+        flows=pd.read_parquet(d / FLOWS_FILE, engine="pyarrow"),
+        scenario_text=(d / SCENARIO_FILE).read_text(encoding="utf-8"),
+    )
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

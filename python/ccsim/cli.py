@@ -1,0 +1,366 @@
+"""The ``ccsim`` command line: a thin shell over the Python API."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+import ccsim
+from ccsim._progress import LazyProgress
+
+# Exit codes: 0 ok, 1 cannot write outputs, 2 bad input, 3 simulator failure,
+# 130 interrupted.
+EXIT_IO, EXIT_INPUT, EXIT_SIM, EXIT_INTERRUPT = 1, 2, 3, 130
+
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _fail(message: Any, code: int) -> None:
+    """Print one line ``error: ...`` on stderr and exit with *code*."""
+    text = " ".join(str(message).split()) or type(message).__name__
+    err.print(f"error: {text}", markup=False)
+    sys.exit(code)
+
+
+def _check_overrides(values: tuple[str, ...]) -> list[str]:
+    for v in values:
+        if "=" not in v or not v.split("=", 1)[0].strip():
+            _fail(f"--set expects path=value, got {v!r}", EXIT_INPUT)
+    return list(values)
+
+
+def _version() -> str:
+    try:
+        core = ccsim.core_version()
+    except Exception:  # pragma: no cover - a broken build
+        core = "unknown"
+    return f"ccsim {ccsim.__version__} (core {core})"
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    help="Show the version and exit.",
+    callback=lambda ctx, _p, v: (click.echo(_version()), ctx.exit()) if v else None,
+)
+def main() -> None:
+    """ccsim: simulate congestion control, queues and router buffers."""
+
+
+@main.command("run")
+@click.argument("scenario")
+@click.option("-o", "--output", "output", metavar="DIR", help="Write summary.json, *.parquet here.")
+@click.option(
+    "--set",
+    "overrides",
+    multiple=True,
+    metavar="PATH=VALUE",
+    help="Override a scenario field, e.g. --set topology.buffer='\"0.5bdp\"' (repeatable).",
+)
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar and no summary.")
+def run_cmd(scenario: str, output: str | None, overrides: tuple[str, ...], quiet: bool) -> None:
+    """Run SCENARIO (a .toml file) and print a summary."""
+    sets = _check_overrides(overrides)
+    if output is not None and Path(output).exists() and not Path(output).is_dir():
+        _fail(f"output {output} exists and is not a directory", EXIT_INPUT)
+    try:
+        if quiet:
+            result = ccsim.run(scenario, set=sets)
+        else:
+            with LazyProgress(console=err) as bar:
+                result = ccsim.run(scenario, set=sets, progress=bar)
+    except ccsim.ScenarioError as e:
+        _fail(e, EXIT_INPUT)
+    except ccsim.SimulationError as e:
+        _fail(f"simulation failed: {e}", EXIT_SIM)
+    except KeyboardInterrupt:
+        _fail("interrupted", EXIT_INTERRUPT)
+    if output is not None:
+        try:
+            result.write(output)
+        except OSError as e:
+            _fail(f"cannot write {output}: {e.strerror or e}", EXIT_IO)
+    if not quiet:
+        print_summary(result, out)
+        if output is not None:
+            out.print(f"results written to [bold]{output}[/]")
+
+
+@main.command("validate")
+@click.argument("scenario")
+@click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE", help="Override a field.")
+def validate_cmd(scenario: str, overrides: tuple[str, ...]) -> None:
+    """Check SCENARIO without running it."""
+    sets = _check_overrides(overrides)
+    try:
+        ccsim.validate(scenario, set=sets)
+    except ccsim.ScenarioError as e:
+        _fail(e, EXIT_INPUT)
+    except ccsim.SimulationError as e:
+        _fail(f"simulation failed: {e}", EXIT_SIM)
+    out.print(f"{scenario}: ok", markup=False)
+
+
+@main.command("bench")
+@click.option("--only", metavar="A,B", help="Run only these configurations (A, B, C, D).")
+@click.option(
+    "--duration-scale",
+    type=float,
+    default=1.0,
+    show_default=True,
+    help="Multiply every configuration's simulated duration by this.",
+)
+@click.option("--fluid", is_flag=True, help="Benchmark the fluid engine.")
+def bench_cmd(only: str | None, duration_scale: float, fluid: bool) -> None:
+    """Time the packet engine on four fixed dumbbell configurations."""
+    from ccsim.bench import CONFIGS
+
+    if fluid:
+        out.print("fluid engine not built yet")
+        return
+    if not (duration_scale > 0 and math.isfinite(duration_scale)):
+        _fail(f"--duration-scale must be positive, got {duration_scale}", EXIT_INPUT)
+    keys = list(CONFIGS)
+    if only:
+        keys = [k.strip().upper() for k in only.split(",") if k.strip()]
+        unknown = [k for k in keys if k not in CONFIGS]
+        if unknown:
+            _fail(
+                f"--only: unknown configuration {', '.join(unknown)} "
+                f"(choose from {', '.join(CONFIGS)})",
+                EXIT_INPUT,
+            )
+
+    table = Table(
+        title="ccsim bench (packet engine, NewReno dumbbells)",
+        caption="; ".join(f"{k}: {CONFIGS[k].describe()}" for k in keys),
+    )
+    for col in ("config", "flows", "simulated s", "wall s", "bottleneck packets"):
+        table.add_column(col, justify="right" if col != "config" else "left")
+    table.add_column("bottleneck pkts / wall s", justify="right")
+    table.add_column("events / s", justify="right")
+    for key in keys:
+        cfg = CONFIGS[key]
+        try:
+            with LazyProgress(f"{key}: {cfg.describe()}", console=err, delay=0.0) as bar:
+                r = ccsim.run(cfg.scenario(duration_scale), progress=bar)
+        except ccsim.ScenarioError as e:
+            _fail(f"bench {key}: {e}", EXIT_INPUT)
+        except ccsim.SimulationError as e:
+            _fail(f"bench {key}: simulation failed: {e}", EXIT_SIM)
+        except KeyboardInterrupt:
+            _fail("interrupted", EXIT_INTERRUPT)
+        s = r.summary
+        wall = _num(s.get("wall_s"))
+        pkts = _num(s.get("bottleneck_packets"))
+        events = _num(s.get("events"))
+        table.add_row(
+            key,
+            str(cfg.flows),
+            _fmt(s.get("duration_s", cfg.duration_s * duration_scale)),
+            _fmt(wall, 3),
+            _int(pkts),
+            _millions(_ratio(pkts, wall)),
+            _millions(_ratio(events, wall)),
+        )
+    out.print(table)
+
+
+# ---------------------------------------------------------------- summary printing
+
+
+def _num(x: Any) -> float | None:
+    if isinstance(x, bool) or x is None:
+        return None
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return None
+    return v if math.isfinite(v) else None
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return a / b if a is not None and b else None
+
+
+def _fmt(x: Any, digits: int = 4) -> str:
+    v = _num(x)
+    if v is None:
+        return "—" if x is None or isinstance(x, float | int) else str(x)
+    if v == int(v) and abs(v) < 1e15:
+        return f"{int(v):,}"
+    if abs(v) >= 1000:
+        return f"{v:,.0f}"
+    return f"{v:.{digits}g}"
+
+
+def _int(x: Any) -> str:
+    v = _num(x)
+    return "—" if v is None else f"{round(v):,}"
+
+
+def _millions(x: Any) -> str:
+    v = _num(x)
+    return "—" if v is None else f"{v / 1e6:.3g} M"
+
+
+def _scaled(x: Any, factor: float, digits: int = 4) -> str:
+    v = _num(x)
+    return "—" if v is None else f"{v * factor:.{digits}g}"
+
+
+def _pct(x: Any) -> str:
+    v = _num(x)
+    if v is None:
+        return "—"
+    return f"{100 * v:.2f} %" if abs(v) >= 0.01 or v == 0 else f"{100 * v:.2g} %"
+
+
+def print_summary(run: ccsim.Run, console: Console) -> None:
+    s = run.summary
+    t = Table(title=f"ccsim run: {s.get('name', '?')}", show_header=False, title_justify="left")
+    t.add_column("", style="bold")
+    t.add_column("")
+    shown = {
+        "name",
+        "seed",
+        "engine",
+        "duration_s",
+        "warmup_s",
+        "wall_s",
+        "events",
+        "bottleneck_packets",
+        "links",
+        "bottleneck",
+        "flows",
+        "conservation",
+    }
+
+    t.add_row("scenario", str(s.get("name", "—")))
+    t.add_row("engine / seed", f"{s.get('engine', '—')} / {s.get('seed', '—')}")
+    t.add_row(
+        "simulated", f"{_fmt(s.get('duration_s'))} s (measured after {_fmt(s.get('warmup_s'))} s)"
+    )
+    t.add_row("wall time", f"{_fmt(s.get('wall_s'), 3)} s")
+    t.add_row("events", _int(s.get("events")))
+    t.add_row("bottleneck packets", _int(s.get("bottleneck_packets")))
+
+    b = run.bottleneck
+    if b:
+        t.add_section()
+        t.add_row("bottleneck", f"{s.get('bottleneck')} ({_scaled(b.get('rate_bps'), 1e-6)} Mb/s)")
+        t.add_row(
+            "utilization (all / data)",
+            f"{_pct(b.get('utilization'))} / {_pct(b.get('utilization_data'))}",
+        )
+        t.add_row(
+            "drop rate",
+            f"{_pct(b.get('drop_rate'))} ({_int(b.get('drops'))} of {_int(b.get('arrivals'))})",
+        )
+        t.add_row(
+            "queue max / mean (pkts)",
+            f"{_fmt(b.get('queue_max_pkts'))} / {_fmt(b.get('queue_mean_pkts'))}",
+        )
+        t.add_row(
+            "queue max / mean (bytes)",
+            f"{_fmt(b.get('queue_max_bytes'))} / {_fmt(b.get('queue_mean_bytes'))}",
+        )
+        t.add_row("mean queueing delay", f"{_scaled(b.get('queue_delay_mean_s'), 1e3)} ms")
+
+    f = s.get("flows")
+    if isinstance(f, dict):
+        t.add_section()
+        t.add_row("flows", _int(f.get("count")))
+        t.add_row("total goodput", f"{_scaled(f.get('goodput_bps_total'), 1e-6)} Mb/s")
+        jain = _num(f.get("jain_fairness"))
+        t.add_row("Jain fairness", "—" if jain is None else f"{jain:.4f}")
+        for k, v in f.items():
+            if k in {"count", "goodput_bps_total", "jain_fairness"}:
+                continue
+            if "_bps" in k:
+                t.add_row(f"flows.{k.replace('_bps', '')}", f"{_scaled(v, 1e-6)} Mb/s")
+            else:
+                t.add_row(f"flows.{k}", _fmt(v))
+
+    c = s.get("conservation")
+    if isinstance(c, dict):
+        t.add_section()
+        ok = c.get("ok")
+        t.add_row(
+            "packet conservation",
+            ("ok" if ok else "VIOLATED" if ok is not None else "—")
+            + f" (sent {_int(c.get('sent'))}, delivered {_int(c.get('delivered'))}, "
+            f"dropped {_int(c.get('dropped'))}, in flight {_int(c.get('in_flight'))})",
+        )
+
+    extra = [(k, v) for k, v in s.items() if k not in shown]
+    if extra:
+        t.add_section()
+        for k, v in extra:
+            t.add_row(k, _fmt(v) if not isinstance(v, dict | list) else _short(v))
+    console.print(t)
+
+    if 0 < len(run.flows) <= 20:
+        console.print(_flows_table(run))
+
+
+def _short(v: Any, limit: int = 100) -> str:
+    import json
+
+    text = json.dumps(v, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# The per-flow columns printed (all columns are in flows.parquet), with label and scale.
+_FLOW_COLUMNS = [
+    ("flow", "flow", None),
+    ("group", "group", None),
+    ("cc", "cc", None),
+    ("direction", "direction", None),
+    ("start_s", "start s", 1.0),
+    ("rtt_prop_s", "RTT ms", 1e3),
+    ("goodput_bps", "goodput Mb/s", 1e-6),
+    ("fct_s", "FCT s", 1.0),
+    ("losses", "losses", None),
+    ("retransmits", "retx", None),
+    ("timeouts", "RTOs", None),
+]
+
+
+def _flows_table(run: ccsim.Run) -> Table:
+    df = run.flows
+    cols = []
+    for name, label, factor in _FLOW_COLUMNS:
+        if name not in df.columns:
+            continue
+        col = df[name]
+        if name in ("group", "direction") and col.nunique(dropna=False) <= 1:
+            continue  # one value for every flow says nothing
+        if name == "fct_s" and col.isna().all():
+            continue
+        cols.append((name, label, factor))
+    t = Table(title="flows", title_justify="left")
+    for _, label, _ in cols:
+        t.add_column(label, justify="right")
+    for _, row in df.iterrows():
+        cells = []
+        for name, _, factor in cols:
+            v = row[name]
+            if factor is not None:
+                cells.append(_scaled(v, factor))
+            elif isinstance(v, str):
+                cells.append(v)
+            else:
+                cells.append(_fmt(v))
+        t.add_row(*cells)
+    return t
