@@ -508,19 +508,7 @@ impl World {
         }
         let size = src.size.sample(&mut src.rng).round().max(1.0) as u32;
         src.sent += 1;
-        let pkt = Packet {
-            flow: s.0,
-            path: src.path,
-            hop: 0,
-            kind: PktKind::Udp,
-            retx: false,
-            seq: src.sent,
-            size,
-            payload: size,
-            ts_val: now,
-            ts_ecr: Time::ZERO,
-            enq_at: now,
-        };
+        let pkt = Packet::new(PktKind::Udp, s.0, src.path, src.sent, size, size, now);
         let gap = crate::random::exponential(&mut src.rng, src.mean_gap);
         let next = now + Time::from_secs_f64(gap);
         self.events.schedule(next, Event::SourceEmit(s));

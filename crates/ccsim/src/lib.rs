@@ -3,6 +3,7 @@
 
 pub mod cc;
 pub mod engine;
+pub mod fluid;
 pub mod metrics;
 pub mod net;
 pub mod output;

@@ -53,11 +53,10 @@ pub fn run_scenario(
     progress: &mut dyn FnMut(f64) -> bool,
 ) -> Result<Output, RunError> {
     if sc.engine == Engine::Fluid {
-        return Err(ScenarioError::at(
-            "engine",
-            "the fluid engine is not built yet; use \"packet\"",
-        )
-        .into());
+        return crate::fluid::run(sc, progress);
+    }
+    if sc.fluid.is_some() {
+        return Err(ScenarioError::at("fluid", "only read by engine = \"fluid\"").into());
     }
     let (mut world, info) = match sc.topology.kind {
         TopologyKind::Dumbbell => build_dumbbell(sc)?,

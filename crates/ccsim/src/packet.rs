@@ -34,9 +34,57 @@ pub struct Packet {
     pub ts_ecr: Time,
     /// When the packet entered the queue it is in (queueing delay measurement).
     pub enq_at: Time,
+    /// RFC 3168 ECN: ECN-capable transport, Congestion Experienced (set by a queue),
+    /// ECN-Echo (on ACKs) and Congestion Window Reduced (on data).
+    pub ect: bool,
+    pub ce: bool,
+    pub ece: bool,
+    pub cwr: bool,
+    /// RFC 2018 SACK blocks on ACKs: `nsack` blocks of [start, end) segments, stored
+    /// as offsets from the cumulative ACK to keep the packet small.
+    pub nsack: u8,
+    pub sack: [(u32, u32); 3],
 }
 
 impl Packet {
+    /// A packet with every optional field cleared.
+    pub fn new(
+        kind: PktKind,
+        flow: u32,
+        path: u32,
+        seq: u64,
+        size: u32,
+        payload: u32,
+        now: Time,
+    ) -> Self {
+        Packet {
+            flow,
+            path,
+            hop: 0,
+            kind,
+            retx: false,
+            seq,
+            size,
+            payload,
+            ts_val: now,
+            ts_ecr: Time::ZERO,
+            enq_at: now,
+            ect: false,
+            ce: false,
+            ece: false,
+            cwr: false,
+            nsack: 0,
+            sack: [(0, 0); 3],
+        }
+    }
+
+    /// SACK blocks as absolute segment ranges.
+    pub fn sack_blocks(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.sack[..self.nsack as usize]
+            .iter()
+            .map(move |&(s, e)| (self.seq + s as u64, self.seq + e as u64))
+    }
+
     pub fn is_data(&self) -> bool {
         matches!(self.kind, PktKind::Data | PktKind::Udp)
     }

@@ -5,7 +5,16 @@
 //! congestion event with its kind, leaving recovery, and once-per-RTT rounds.
 //! Windows are in segments (f64, so that laws with fractional growth are exact).
 
+pub mod bic;
+pub mod compound;
+pub mod cubic;
+pub mod fast;
+pub mod highspeed;
+pub mod htcp;
+pub mod illinois;
 pub mod reno;
+pub mod scalable;
+pub mod vegas;
 
 use crate::units::Time;
 
@@ -102,8 +111,23 @@ pub fn slow_start(st: &mut CcState, acked: u64) -> f64 {
     }
 }
 
-/// The names a scenario may give, for error messages.
-pub const KNOWN: &[&str] = &["reno", "newreno"];
+/// The names a scenario may give, for error messages (aliases included).
+pub const KNOWN: &[&str] = &[
+    "reno",
+    "newreno",
+    "highspeed",
+    "hstcp",
+    "scalable",
+    "stcp",
+    "bic",
+    "cubic",
+    "htcp",
+    "vegas",
+    "compound",
+    "ctcp",
+    "fast",
+    "illinois",
+];
 
 /// Build an algorithm by name. `params` are the extra keys of `cc = { name = ..., ... }`;
 /// an error names the offending key.
@@ -111,21 +135,239 @@ pub fn build(
     name: &str,
     params: &toml::value::Table,
 ) -> Result<Box<dyn CongestionControl>, String> {
-    match name {
-        "reno" | "newreno" => {
-            no_params(name, params)?;
-            Ok(Box::new(reno::Reno))
-        }
-        _ => Err(format!(
-            "unknown congestion control \"{name}\" (known: {})",
-            KNOWN.join(", ")
+    let mut p = Params::new(name, params);
+    let algo: Box<dyn CongestionControl> = match name {
+        "reno" | "newreno" => Box::new(reno::Reno),
+        "highspeed" | "hstcp" => Box::new(highspeed::HighSpeed::new(
+            highspeed::HsParams::from_params(&mut p)?,
         )),
+        "scalable" | "stcp" => Box::new(scalable::Scalable::new(
+            scalable::StcpParams::from_params(&mut p)?,
+        )),
+        "bic" => Box::new(bic::Bic::new(bic::BicParams::from_params(&mut p)?)),
+        "cubic" => Box::new(cubic::Cubic::new(cubic::CubicParams::from_params(&mut p)?)),
+        "htcp" => Box::new(htcp::Htcp::new(htcp::HtcpParams::from_params(&mut p)?)),
+        "vegas" => Box::new(vegas::Vegas::new(vegas::VegasParams::from_params(&mut p)?)),
+        "compound" | "ctcp" => Box::new(compound::Compound::new(
+            compound::CtcpParams::from_params(&mut p)?,
+        )),
+        "fast" => Box::new(fast::Fast::new(fast::FastParams::from_params(&mut p)?)),
+        "illinois" => Box::new(illinois::Illinois::new(
+            illinois::IllinoisParams::from_params(&mut p)?,
+        )),
+        _ => {
+            return Err(format!(
+                "unknown congestion control \"{name}\" (known: {})",
+                KNOWN.join(", ")
+            ))
+        }
+    };
+    p.finish()?;
+    Ok(algo)
+}
+
+/// Reads an algorithm's parameters from the scenario table, each with its default and
+/// its admissible range; `finish` rejects the keys nobody asked for.
+pub struct Params<'a> {
+    name: &'a str,
+    table: &'a toml::value::Table,
+    used: Vec<&'static str>,
+}
+
+impl<'a> Params<'a> {
+    pub fn new(name: &'a str, table: &'a toml::value::Table) -> Self {
+        Params {
+            name,
+            table,
+            used: Vec::new(),
+        }
+    }
+
+    /// A number (integer or float) in `[lo, hi]`, or `default` when absent.
+    pub fn num(
+        &mut self,
+        key: &'static str,
+        default: f64,
+        lo: f64,
+        hi: f64,
+    ) -> Result<f64, String> {
+        self.used.push(key);
+        let Some(v) = self.table.get(key) else {
+            return Ok(default);
+        };
+        let x = match v {
+            toml::Value::Integer(i) => *i as f64,
+            toml::Value::Float(f) => *f,
+            other => {
+                return Err(format!(
+                    "{key}: expected a number in [{lo}, {hi}], got {other}"
+                ))
+            }
+        };
+        if !x.is_finite() || x < lo || x > hi {
+            return Err(format!("{key}: expected a number in [{lo}, {hi}], got {x}"));
+        }
+        Ok(x)
+    }
+
+    /// A number in the open-at-zero range `(0, hi]`.
+    pub fn pos(&mut self, key: &'static str, default: f64, hi: f64) -> Result<f64, String> {
+        let x = self.num(key, default, 0.0, hi)?;
+        if x <= 0.0 {
+            return Err(format!("{key}: expected a positive number, got {x}"));
+        }
+        Ok(x)
+    }
+
+    pub fn flag(&mut self, key: &'static str, default: bool) -> Result<bool, String> {
+        self.used.push(key);
+        match self.table.get(key) {
+            None => Ok(default),
+            Some(toml::Value::Boolean(b)) => Ok(*b),
+            Some(other) => Err(format!("{key}: expected true or false, got {other}")),
+        }
+    }
+
+    /// Any key not read is unknown to this algorithm.
+    pub fn finish(&self) -> Result<(), String> {
+        let name = self.name;
+        match self.table.keys().find(|k| !self.used.contains(&k.as_str())) {
+            Some(k) => Err(format!("{k}: \"{name}\" has no parameter \"{k}\"")),
+            None => Ok(()),
+        }
     }
 }
 
-fn no_params(name: &str, params: &toml::value::Table) -> Result<(), String> {
-    match params.keys().next() {
-        Some(k) => Err(format!("{k}: \"{name}\" has no parameter \"{k}\"")),
-        None => Ok(()),
+/// Tracks whether the sender is in fast recovery, which the trait does not pass to
+/// `on_round`: the sender also ends rounds on partial ACKs inside recovery, and the
+/// once-per-RTT laws must not act there (the sender owns cwnd until recovery exits).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RecoveryFlag(bool);
+
+impl RecoveryFlag {
+    pub fn get(self) -> bool {
+        self.0
+    }
+    pub fn on_congestion(&mut self, kind: CongestionKind) {
+        // Only fast retransmit starts recovery; after a timeout the sender slow-starts.
+        self.0 = kind == CongestionKind::FastRetransmit;
+    }
+    pub fn clear(&mut self) {
+        self.0 = false;
+    }
+}
+
+/// Apply a congestion event's ssthresh to cwnd where the sender has no recovery of its
+/// own to do it: an ECN echo (RFC 3168 §6.1.2) reduces cwnd to the new ssthresh at once.
+/// Idempotent if the sender also does so.
+pub fn ecn_reduce(st: &mut CcState, kind: CongestionKind) {
+    if kind == CongestionKind::Ecn {
+        st.cwnd = st.ssthresh;
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_util {
+    use super::*;
+
+    pub fn state(cwnd: f64, ssthresh: f64) -> CcState {
+        CcState {
+            cwnd,
+            ssthresh,
+            pacing_rate: None,
+        }
+    }
+
+    pub fn ack_at(now: Time, acked: u64, rtt: Option<Time>, srtt: Time) -> AckInfo {
+        AckInfo {
+            now,
+            acked,
+            rtt,
+            srtt,
+            min_rtt: rtt.unwrap_or(srtt),
+            in_flight: 0,
+            in_recovery: false,
+        }
+    }
+
+    pub fn cong(now: Time, kind: CongestionKind, in_flight: u64) -> CongestionInfo {
+        CongestionInfo {
+            now,
+            kind,
+            in_flight,
+            srtt: Time::ZERO,
+            min_rtt: Time::ZERO,
+        }
+    }
+
+    /// A round whose every sample equals `rtt`.
+    pub fn round(now: Time, rtt: Time, base: Time) -> RoundInfo {
+        RoundInfo {
+            now,
+            min_rtt_round: Some(rtt),
+            mean_rtt_round: Some(rtt),
+            base_rtt: base,
+            srtt: rtt,
+            acked: 0,
+        }
+    }
+
+    /// Deliver one window of single-segment ACKs (one RTT's worth), then end the round.
+    pub fn one_rtt(
+        cc: &mut dyn CongestionControl,
+        st: &mut CcState,
+        now: &mut Time,
+        rtt: Time,
+        base: Time,
+    ) {
+        let n = st.cwnd.floor().max(1.0) as u64;
+        let step = Time(rtt.ps() / n);
+        for _ in 0..n {
+            *now += step;
+            let a = AckInfo {
+                min_rtt: base,
+                ..ack_at(*now, 1, Some(rtt), rtt)
+            };
+            cc.on_ack(st, &a);
+        }
+        let mut r = round(*now, rtt, base);
+        r.acked = n;
+        cc.on_round(st, &r);
+    }
+
+    pub fn table(src: &str) -> toml::value::Table {
+        toml::from_str(src).unwrap()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_util::table;
+    use super::*;
+
+    #[test]
+    fn every_known_name_builds_with_defaults() {
+        for n in KNOWN {
+            let a = build(n, &Default::default()).unwrap_or_else(|e| panic!("{n}: {e}"));
+            assert!(!a.name().is_empty());
+        }
+    }
+
+    #[test]
+    fn parameters_override_and_errors_name_the_key() {
+        assert!(build("fast", &table("alpha = 200")).is_ok());
+        assert!(build("fast", &table("alpha = 50.5\ngamma = 0.3")).is_ok());
+        let e = build("fast", &table("alfa = 1")).err().unwrap();
+        assert!(e.starts_with("alfa:"), "{e}");
+        let e = build("cubic", &table("beta = -0.5")).err().unwrap();
+        assert!(e.starts_with("beta:"), "{e}");
+        let e = build("vegas", &table("alpha = \"two\"")).err().unwrap();
+        assert!(e.starts_with("alpha:"), "{e}");
+        let e = build("bic", &table("fast_convergence = 1")).err().unwrap();
+        assert!(e.starts_with("fast_convergence:"), "{e}");
+        let e = build("reno", &table("beta = 0.5")).err().unwrap();
+        assert!(e.starts_with("beta:"), "{e}");
+        let e = build("warp", &Default::default()).err().unwrap();
+        assert!(e.contains("known:"), "{e}");
     }
 }

@@ -339,6 +339,8 @@ pub fn build_dumbbell(sc: &Scenario) -> Result<(World, BuildInfo), ScenarioError
     links[bn.0 as usize].loss = t.loss;
     links[bn_rev.0 as usize].loss = t.reverse_loss;
     for l in [bn, bn_rev] {
+        links[l.0 as usize].queue =
+            crate::queue::build_queue(&t.queue, limit, b_rate, seed ^ ((l.0 as u64) << 48));
         links[l.0 as usize].monitor = true;
         // Number-in-system distribution for queueing validations (bounded size).
         let bins = match limit {

@@ -54,19 +54,7 @@ mod tests {
     use crate::units::Time;
 
     fn pkt(size: u32) -> Packet {
-        Packet {
-            flow: 0,
-            path: 0,
-            hop: 0,
-            kind: PktKind::Udp,
-            retx: false,
-            seq: 0,
-            size,
-            payload: size,
-            ts_val: Time::ZERO,
-            ts_ecr: Time::ZERO,
-            enq_at: Time::ZERO,
-        }
+        Packet::new(PktKind::Udp, 0, 0, 0, size, size, Time::ZERO)
     }
 
     #[test]

@@ -1,13 +1,37 @@
 //! Queue disciplines. A queue accepts, drops or marks on enqueue and chooses what
 //! leaves on dequeue. The packet in transmission is not in the queue.
 
+pub mod codel;
 pub mod droptail;
+pub mod fq;
+pub mod fq_codel;
+pub mod red;
+pub mod spec;
 
 use crate::packet::Packet;
 use crate::random::Rng;
-use crate::units::Time;
+use crate::units::{Rate, Time};
 
+pub use codel::{Codel, CodelConfig};
 pub use droptail::DropTail;
+pub use fq::{Fq, FqConfig};
+pub use fq_codel::{FqCodel, FqCodelConfig};
+pub use red::{Red, RedConfig};
+pub use spec::QueueSpec;
+
+/// Build the queue a spec names, with the buffer `limit` (from `topology.buffer`),
+/// the link's `rate` (RED's idle-time decay needs it) and a `salt` for the flow hash
+/// of the hashed fair queues (so that which flows collide varies with the seed and
+/// the link, deterministically).
+pub fn build_queue(spec: &QueueSpec, limit: Limit, rate: Rate, salt: u64) -> Box<dyn Queue> {
+    match spec {
+        QueueSpec::DropTail => Box::new(DropTail::new(limit)),
+        QueueSpec::Red(c) => Box::new(Red::new(c.clone(), limit, rate)),
+        QueueSpec::Fq(c) => Box::new(Fq::new(c.clone(), limit, salt)),
+        QueueSpec::Codel(c) => Box::new(Codel::new(c.clone(), limit)),
+        QueueSpec::FqCodel(c) => Box::new(FqCodel::new(c.clone(), limit, salt)),
+    }
+}
 
 /// A buffer limit, in packets or in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

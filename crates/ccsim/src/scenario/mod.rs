@@ -38,6 +38,8 @@ pub struct Scenario {
     pub flows: Vec<FlowGroup>,
     #[serde(default)]
     pub poisson: Vec<PoissonSpec>,
+    /// Options of the fluid engine (`engine = "fluid"`).
+    pub fluid: Option<crate::fluid::FluidSpec>,
 }
 
 fn default_seed() -> u64 {
@@ -72,8 +74,10 @@ pub struct Topology {
     /// How buffer rules (bdp, stanford, tiny) are realized: in packets or bytes.
     #[serde(default)]
     pub buffer_unit: BufferUnit,
+    /// Discipline of the bottleneck queues: `"droptail"` (default), `"red"`, `"fq"`,
+    /// `"codel"`, `"fq_codel"` or a table with `kind` and parameters (docs/queues.md).
     #[serde(default)]
-    pub queue: QueueKind,
+    pub queue: QueueSpec,
     /// Access links: rate (default 10× the bottleneck) and one-way delay per link.
     pub access_rate: Option<RateQ>,
     pub access_delay: Option<DistSpec<Secs>>,
@@ -95,12 +99,7 @@ pub enum BufferUnit {
     Bytes,
 }
 
-#[derive(Debug, Deserialize, Default, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum QueueKind {
-    #[default]
-    Droptail,
-}
+pub use crate::queue::QueueSpec;
 
 #[derive(Debug, Deserialize, Default, Clone, Copy, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -413,7 +412,10 @@ impl Scenario {
         for (i, g) in self.flows.iter().enumerate() {
             let p = format!("flows[{i}]");
             if g.count == 0 {
-                return Err(ScenarioError::at(&format!("{p}.count"), "must be at least 1"));
+                return Err(ScenarioError::at(
+                    &format!("{p}.count"),
+                    "must be at least 1",
+                ));
             }
             if let Some(r) = &g.recovery {
                 if r != "reno" && r != "newreno" {

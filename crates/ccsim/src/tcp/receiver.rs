@@ -26,6 +26,10 @@ pub struct Receiver {
     pub last_payload: u32,
     pub completed_at: Option<Time>,
     pub acks_sent: u64,
+    /// RFC 2018 SACK: report held ranges on every ACK.
+    pub sack: bool,
+    /// The most recently received out-of-order segment (its block goes first).
+    last_ooo: Option<u64>,
 }
 
 impl Receiver {
@@ -54,6 +58,8 @@ impl Receiver {
             last_payload,
             completed_at: None,
             acks_sent: 0,
+            sack: false,
+            last_ooo: None,
         }
     }
 
@@ -69,19 +75,39 @@ impl Receiver {
         self.unacked = 0;
         self.delack_deadline = None;
         self.acks_sent += 1;
-        out.push(Packet {
-            flow: self.flow,
-            path: self.ack_path,
-            hop: 0,
-            kind: PktKind::Ack,
-            retx: false,
-            seq: self.rcv_nxt,
-            size: self.header,
-            payload: 0,
-            ts_val: now,
-            ts_ecr: self.ts_recent,
-            enq_at: now,
-        });
+        let mut p = Packet::new(
+            PktKind::Ack,
+            self.flow,
+            self.ack_path,
+            self.rcv_nxt,
+            self.header,
+            0,
+            now,
+        );
+        p.ts_ecr = self.ts_recent;
+        if self.sack && !self.ooo.is_empty() {
+            self.fill_sack(&mut p);
+        }
+        out.push(p);
+    }
+
+    /// RFC 2018 §4: the first block holds the most recently received segment; the
+    /// others follow, highest first (the ranges most likely to be news to the sender).
+    fn fill_sack(&self, p: &mut Packet) {
+        let base = self.rcv_nxt;
+        let mut n = 0usize;
+        let first = self
+            .last_ooo
+            .and_then(|s| self.ooo.iter().position(|&(a, e)| s >= a && s < e));
+        let order = first
+            .into_iter()
+            .chain((0..self.ooo.len()).rev().filter(|&i| Some(i) != first));
+        for i in order.take(3) {
+            let (a, e) = self.ooo[i];
+            p.sack[n] = ((a - base) as u32, (e - base) as u32);
+            n += 1;
+        }
+        p.nsack = n as u8;
     }
 
     /// Advance rcv_nxt over `seq` and any contiguous held ranges.
@@ -149,6 +175,7 @@ impl Receiver {
             }
         } else if seq > self.rcv_nxt {
             self.hold(seq);
+            self.last_ooo = Some(seq);
             self.ack(now, out); // immediate duplicate ACK
         } else {
             self.ack(now, out); // old duplicate: re-acknowledge
@@ -173,19 +200,7 @@ mod tests {
     use super::*;
 
     fn data(seq: u64) -> Packet {
-        Packet {
-            flow: 0,
-            path: 0,
-            hop: 0,
-            kind: PktKind::Data,
-            retx: false,
-            seq,
-            size: 1040,
-            payload: 1000,
-            ts_val: Time(seq + 1),
-            ts_ecr: Time::ZERO,
-            enq_at: Time::ZERO,
-        }
+        Packet::new(PktKind::Data, 0, 0, seq, 1040, 1000, Time(seq + 1))
     }
 
     #[test]
@@ -208,6 +223,21 @@ mod tests {
         assert_eq!(out[1].seq, 6);
         assert!(r.held().is_empty());
         assert_eq!(r.bytes_delivered, 6000);
+    }
+
+    #[test]
+    fn sack_blocks_put_the_latest_first() {
+        let mut r = Receiver::new(0, 1, 40, 1000, u64::MAX, 1000);
+        r.sack = true;
+        let mut out = Vec::new();
+        for s in [0, 2, 3, 6, 9, 4] {
+            r.on_data(&data(s), Time(10), &mut out);
+        }
+        let last = out.last().unwrap();
+        let blocks: Vec<(u64, u64)> = last.sack_blocks().collect();
+        // Held: [2,5) [6,7) [9,10); segment 4 arrived last, so [2,5) leads.
+        assert_eq!(last.seq, 1);
+        assert_eq!(blocks, vec![(2, 5), (9, 10), (6, 7)]);
     }
 
     #[test]

@@ -166,19 +166,17 @@ impl Sender {
             self.stats.back_to_back += 1;
         }
         self.last_tx = Some(now);
-        out.push(Packet {
-            flow: self.flow,
-            path: self.data_path,
-            hop: 0,
-            kind: PktKind::Data,
-            retx,
+        let mut p = Packet::new(
+            PktKind::Data,
+            self.flow,
+            self.data_path,
             seq,
-            size: payload + self.cfg.header,
+            payload + self.cfg.header,
             payload,
-            ts_val: now,
-            ts_ecr: Time::ZERO,
-            enq_at: now,
-        });
+            now,
+        );
+        p.retx = retx;
+        out.push(p);
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rtt.rto());
         }

@@ -1,0 +1,1058 @@
+//! The fluid engine (DESIGN.md "The fluid engine"): per flow a window W_i(t) and an
+//! RTT R_i(t) = propagation + queueing delay, per link a queue q_l(t) with its buffer
+//! limit, the Misra–Gong–Towsley equations with delayed feedback (history buffers), the
+//! drop-tail (study 004 eq. 5) or RED loss law, per algorithm its increase/decrease law
+//! (`laws`), and the loss-synchronization module of study 004 §4.3 (`sync`).
+//!
+//! Units inside: windows in packets (segments), rates and queues in bytes, time in
+//! seconds. Integration is a fixed-step explicit scheme with an exact per-step mass
+//! balance at the queues (so queues stay in [0, limit] and bytes are conserved).
+//! See docs/fluid.md for the equations and the choices made.
+
+pub mod laws;
+pub mod sync;
+
+use crate::metrics::{categorical, jain, Column, SeriesBuf, SeriesMetric, Table};
+use crate::net::topology::{resolve_limit, BuildInfo};
+use crate::output::{Output, RunError};
+use crate::queue::Limit;
+use crate::random::{stream, Rng};
+use crate::scenario::quantity::Dur;
+use crate::scenario::{parse_rwnd, Direction, Scenario, ScenarioError};
+use laws::{Law, LawState};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use sync::{Level, Policy, SyncSpec};
+
+/// `[fluid]`: options only the fluid engine reads.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FluidSpec {
+    /// Integration step; default: the smallest propagation RTT / 100 (see `step_for`).
+    pub step: Option<Dur>,
+    /// Loss synchronization (study 004 §4.3); absent: every flow loses (eq. 5–6).
+    pub sync: Option<SyncSpec>,
+    #[serde(default)]
+    pub loss_law: LossLaw,
+    /// RED parameters (with `loss_law = "red"`).
+    pub red: Option<RedSpec>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LossLaw {
+    #[default]
+    Droptail,
+    Red,
+}
+
+/// RED (Floyd & Jacobson 1993) in its fluid form (Misra, Gong, Towsley 2000):
+/// thresholds as fractions of the buffer.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedSpec {
+    #[serde(default = "red_min")]
+    pub min_th: f64,
+    #[serde(default = "red_max")]
+    pub max_th: f64,
+    #[serde(default = "red_p")]
+    pub max_p: f64,
+    /// EWMA weight per packet arrival (w_q).
+    #[serde(default = "red_w")]
+    pub weight: f64,
+}
+fn red_min() -> f64 {
+    0.25
+}
+fn red_max() -> f64 {
+    0.75
+}
+fn red_p() -> f64 {
+    0.1
+}
+fn red_w() -> f64 {
+    0.002
+}
+impl Default for RedSpec {
+    fn default() -> Self {
+        RedSpec {
+            min_th: red_min(),
+            max_th: red_max(),
+            max_p: red_p(),
+            weight: red_w(),
+        }
+    }
+}
+
+/// Integration step for a scenario. Default: min propagation RTT / 100. Why: the
+/// feedback delays are realized to the nearest step, so the RTT error is ≤ 0.5 %; the
+/// per-step window change is ≤ 1 % (slow start doubles per RTT: e^{1/100} per step)
+/// or ~1/100 packet (AIMD), so the explicit scheme's error is well below the
+/// sawtooth's amplitude; and an event lasting one RTT spans ~100 steps, enough to
+/// resolve which flow is fastest at the congestion instant. Halving the step moves
+/// the validation figures by < 0.2 points (tests/fluid.rs checks this).
+pub fn step_for(spec: Option<&FluidSpec>, min_rtt: f64) -> f64 {
+    match spec.and_then(|f| f.step) {
+        Some(d) => d.0.as_secs_f64(),
+        None => (min_rtt / 100.0).max(1e-6),
+    }
+}
+
+/// Reject fields that only the packet engine can honour, naming them all.
+pub fn check_fields(sc: &Scenario) -> Result<(), ScenarioError> {
+    let mut bad: Vec<String> = Vec::new();
+    let t = &sc.topology;
+    if t.loss != 0.0 {
+        bad.push("topology.loss".into());
+    }
+    if t.reverse_loss != 0.0 {
+        bad.push("topology.reverse_loss".into());
+    }
+    if t.access_rate.is_some() {
+        bad.push("topology.access_rate".into());
+    }
+    if t.access_buffer.is_some() {
+        bad.push("topology.access_buffer".into());
+    }
+    let tcp_bad = |o: &crate::scenario::TcpOpts, p: &str, bad: &mut Vec<String>| {
+        let f = [
+            ("delayed_ack", o.delayed_ack.is_some()),
+            ("delack_timeout", o.delack_timeout.is_some()),
+            ("min_rto", o.min_rto.is_some()),
+            ("max_rto", o.max_rto.is_some()),
+            ("initial_rto", o.initial_rto.is_some()),
+            ("timestamps", o.timestamps.is_some()),
+            ("dupthresh", o.dupthresh.is_some()),
+            ("pacing", o.pacing.is_some()),
+        ];
+        for (name, set) in f {
+            if set {
+                bad.push(format!("{p}.{name}"));
+            }
+        }
+    };
+    tcp_bad(&sc.tcp, "tcp", &mut bad);
+    for (i, g) in sc.flows.iter().enumerate() {
+        let p = format!("flows[{i}]");
+        if g.size.is_some() {
+            bad.push(format!("{p}.size"));
+        }
+        if g.recovery.is_some() {
+            bad.push(format!("{p}.recovery"));
+        }
+        tcp_bad(&g.tcp, &format!("{p}.tcp"), &mut bad);
+    }
+    if !sc.poisson.is_empty() {
+        bad.push("poisson".into());
+    }
+    if !bad.is_empty() {
+        return Err(ScenarioError(format!(
+            "engine = \"fluid\" cannot honour {} (packet-engine only; remove {} or use engine = \"packet\")",
+            bad.join(", "),
+            if bad.len() == 1 { "it" } else { "them" }
+        )));
+    }
+    if let Some(f) = &sc.fluid {
+        if let Some(s) = f.step {
+            if s.0 == crate::units::Time::ZERO {
+                return Err(ScenarioError::at("fluid.step", "must be positive"));
+            }
+        }
+        if let Some(s) = &f.sync {
+            s.validate()?;
+        }
+        if let Some(r) = &f.red {
+            if f.loss_law != LossLaw::Red {
+                return Err(ScenarioError::at("fluid.red", "needs loss_law = \"red\""));
+            }
+            if !(0.0 <= r.min_th && r.min_th < r.max_th && r.max_th <= 1.0) {
+                return Err(ScenarioError::at(
+                    "fluid.red",
+                    format!(
+                        "needs 0 <= min_th < max_th <= 1 (fractions of the buffer), got {} and {}",
+                        r.min_th, r.max_th
+                    ),
+                ));
+            }
+            if !(r.max_p > 0.0 && r.max_p <= 1.0 && r.weight > 0.0 && r.weight < 1.0) {
+                return Err(ScenarioError::at(
+                    "fluid.red",
+                    "needs max_p in (0, 1] and weight in (0, 1)",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A flow of the fluid model.
+struct FlowM {
+    law: Law,
+    st: LawState,
+    group: String,
+    cc: String,
+    reverse: bool,
+    /// Bytes on the wire per packet, payload per packet.
+    size: f64,
+    mss: f64,
+    /// Two-way propagation delay (s) and start time.
+    prop: f64,
+    start: f64,
+    init_cwnd: f64,
+    w: f64,
+    ssthresh: f64,
+    w_cap: f64,
+    started: bool,
+    /// Current RTT and sending rate (bytes/s).
+    rtt: f64,
+    /// Links crossed: (link, upstream propagation delay in steps, in seconds).
+    route: Vec<(usize, usize, f64)>,
+    /// History of the sending rate, indexed by step modulo its length (`h_pos` is the
+    /// current step's slot; kept as a counter to avoid a division per step).
+    rate_hist: Vec<f64>,
+    h_pos: usize,
+    /// Loss calendar: bytes lost at a queue, filed under the step at which the sender
+    /// learns of them (one feedback delay later).
+    cal: Vec<f64>,
+    c_pos: usize,
+    /// HSTCP's a(w) needs ln/exp: cached, refreshed when W moves by 0.1 %.
+    inc_cache: f64,
+    inc_w: f64,
+    next_reduce: f64,
+    red_acc: f64,
+    // Measurement (from warmup on).
+    accepted: f64,
+    lost: f64,
+    loss_events: u64,
+    first_drop_cwnd: f64,
+    sample_accepted: f64,
+}
+
+struct LinkM {
+    name: String,
+    /// Capacity in bytes/s, buffer limit in bytes, queue in bytes.
+    cap: f64,
+    rate_bps: f64,
+    delay: f64,
+    qmax: f64,
+    q: f64,
+    avg: f64,
+    /// Mean packet size on this link (bytes), for packet-unit reports.
+    pkt: f64,
+    flows: Vec<usize>,
+    arr: Vec<f64>,
+    loss: Vec<f64>,
+    /// Length of a congestion event before a new one is drawn (one mean RTT).
+    event_span: f64,
+    in_event: bool,
+    event_start: f64,
+    selected: Vec<usize>,
+    scratch: Vec<usize>,
+    // Measurement.
+    departed: f64,
+    arrived: f64,
+    dropped: f64,
+    q_area: f64,
+    q_max: f64,
+    events: u64,
+    sync_sum: f64,
+    sample_departed: f64,
+}
+
+struct Model {
+    flows: Vec<FlowM>,
+    links: Vec<LinkM>,
+    dt: f64,
+    steps: u64,
+    warmup: f64,
+    duration: f64,
+    sample: Option<f64>,
+    level: Level,
+    min_level: f64,
+    policy: Policy,
+    red: Option<RedSpec>,
+    rng: Rng,
+    info: BuildInfo,
+}
+
+fn build(sc: &Scenario, seed: u64) -> Result<Model, ScenarioError> {
+    check_fields(sc)?;
+    let t = &sc.topology;
+    let b_rate = t.bottleneck_rate.0.as_f64();
+    let b_delay = t.bottleneck_delay.0.as_secs_f64();
+
+    // Plan flows exactly as the packet engine does (same streams, same draws), so a
+    // scenario gets the same starts and RTTs under both engines.
+    struct Plan {
+        group: usize,
+        reverse: bool,
+        start: f64,
+        d_src: f64,
+        d_dst: f64,
+    }
+    let mut plans = Vec::new();
+    for (gi, grp) in sc.flows.iter().enumerate() {
+        for _ in 0..grp.count {
+            let id = plans.len();
+            let mut rng = stream(seed, &format!("flow/{id}"));
+            let start = grp.start.as_ref().map_or(0.0, |d| d.dist.sample(&mut rng));
+            let (d_src, d_dst) = if let Some(rtt) = &grp.rtt {
+                let r = rtt.dist.sample(&mut rng);
+                let each = ((r / 2.0 - b_delay) / 2.0).max(0.0);
+                (each, each)
+            } else {
+                match grp.access_delay.as_ref().or(t.access_delay.as_ref()) {
+                    None => (0.0, 0.0),
+                    Some(d) => (d.dist.sample(&mut rng), d.dist.sample(&mut rng)),
+                }
+            };
+            plans.push(Plan {
+                group: gi,
+                reverse: grp.direction == Direction::Reverse,
+                start: start.max(0.0),
+                d_src: d_src.max(0.0),
+                d_dst: d_dst.max(0.0),
+            });
+        }
+    }
+    let pkt_of = |g: usize| {
+        let o = sc.flows[g].tcp.over(&sc.tcp);
+        (
+            (o.mss.map_or(1460, |m| m.0) + o.header.map_or(40, |h| h.0)) as f64,
+            o.mss.map_or(1460, |m| m.0) as f64,
+        )
+    };
+    // BDP: bottleneck rate × the forward flows' mean two-way propagation RTT (as
+    // net::topology::build_dumbbell).
+    let fwd: Vec<&Plan> = plans.iter().filter(|p| !p.reverse).collect();
+    let basis: Vec<&Plan> = if fwd.is_empty() {
+        plans.iter().collect()
+    } else {
+        fwd
+    };
+    let mut info = BuildInfo {
+        packet_size: 1500.0,
+        ..Default::default()
+    };
+    if !basis.is_empty() {
+        info.mean_rtt = basis
+            .iter()
+            .map(|p| 2.0 * (p.d_src + b_delay + p.d_dst))
+            .sum::<f64>()
+            / basis.len() as f64;
+        info.bdp_bytes = b_rate * info.mean_rtt / 8.0;
+        info.packet_size =
+            basis.iter().map(|p| pkt_of(p.group).0).sum::<f64>() / basis.len() as f64;
+        info.long_flows = basis.len();
+    }
+    let limit = resolve_limit(t.buffer, t.buffer_unit, &info, "topology.buffer")?;
+    info.buffer_limit = match limit {
+        Limit::Packets(n) => format!("{n}pkt"),
+        Limit::Bytes(b) => format!("{b}B"),
+    };
+    let qmax = match limit {
+        Limit::Packets(n) => n as f64 * info.packet_size,
+        Limit::Bytes(b) => b as f64,
+    };
+
+    let min_rtt = plans
+        .iter()
+        .map(|p| 2.0 * (p.d_src + b_delay + p.d_dst))
+        .fold(f64::INFINITY, f64::min);
+    let dt = step_for(
+        sc.fluid.as_ref(),
+        if min_rtt.is_finite() { min_rtt } else { 0.1 },
+    );
+    let cap = b_rate / 8.0;
+    let mk_link = |name: &str| LinkM {
+        name: name.into(),
+        cap,
+        rate_bps: b_rate,
+        delay: b_delay,
+        qmax,
+        q: 0.0,
+        avg: 0.0,
+        pkt: info.packet_size,
+        flows: Vec::new(),
+        arr: Vec::new(),
+        loss: Vec::new(),
+        event_span: 0.0,
+        in_event: false,
+        event_start: 0.0,
+        selected: Vec::new(),
+        scratch: Vec::new(),
+        departed: 0.0,
+        arrived: 0.0,
+        dropped: 0.0,
+        q_area: 0.0,
+        q_max: 0.0,
+        events: 0,
+        sync_sum: 0.0,
+        sample_departed: 0.0,
+    };
+    // Link 0 forward, link 1 reverse: the ids the packet engine reports them under.
+    let mut links = vec![mk_link("bottleneck"), mk_link("bottleneck_rev")];
+    let max_q_delay = qmax / cap;
+
+    let mut flows = Vec::with_capacity(plans.len());
+    for (i, p) in plans.iter().enumerate() {
+        let g = &sc.flows[p.group];
+        let law = Law::from_spec(&g.cc)
+            .map_err(|e| ScenarioError::at(&format!("flows[{}].cc", p.group), e))?;
+        let opts = g.tcp.over(&sc.tcp);
+        let (size, mss) = pkt_of(p.group);
+        let prop = 2.0 * (p.d_src + b_delay + p.d_dst);
+        let l = usize::from(p.reverse);
+        // The queue sits after the sender's access link: arrivals there are the
+        // sending rate d_src earlier; the rest of the loop (R − d_src) carries the loss
+        // signal back.
+        let up_steps = (p.d_src / dt).round() as usize;
+        let cal_len = ((prop + max_q_delay) / dt).ceil() as usize + 3;
+        let w_cap = match &opts.rwnd {
+            Some(r) => parse_rwnd(r, mss as u32)
+                .map_err(|e| ScenarioError::at(&format!("flows[{}].tcp.rwnd", p.group), e))?
+                as f64,
+            None => f64::INFINITY,
+        };
+        links[l].flows.push(i);
+        flows.push(FlowM {
+            law,
+            st: LawState::new(p.start, prop),
+            group: g
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("group{}", p.group)),
+            cc: g.cc.name.clone(),
+            reverse: p.reverse,
+            size,
+            mss,
+            prop,
+            start: p.start,
+            init_cwnd: opts.init_cwnd.unwrap_or(1.0),
+            w: 0.0,
+            ssthresh: opts.init_ssthresh.unwrap_or(64.0),
+            w_cap: w_cap.max(1.0),
+            started: false,
+            rtt: prop,
+            route: vec![(l, up_steps, p.d_src)],
+            rate_hist: vec![0.0; up_steps + 1],
+            h_pos: 0,
+            cal: vec![0.0; cal_len],
+            c_pos: 0,
+            inc_cache: 0.0,
+            inc_w: -1.0,
+            next_reduce: 0.0,
+            red_acc: 0.0,
+            accepted: 0.0,
+            lost: 0.0,
+            loss_events: 0,
+            first_drop_cwnd: f64::NAN,
+            sample_accepted: 0.0,
+        });
+    }
+    for l in links.iter_mut() {
+        let n = l.flows.len();
+        l.arr = vec![0.0; n];
+        l.loss = vec![0.0; n];
+        let mean_prop = if n > 0 {
+            l.flows.iter().map(|&i| flows[i].prop).sum::<f64>() / n as f64
+        } else {
+            0.0
+        };
+        // Losses further apart than one RTT are separate congestion events (the same
+        // grouping DESIGN.md's synchronization metric uses).
+        l.event_span = mean_prop + l.qmax / l.cap;
+    }
+
+    let fs = sc.fluid.clone().unwrap_or_default();
+    let sy = fs.sync.clone().unwrap_or_default();
+    Ok(Model {
+        flows,
+        links,
+        dt,
+        steps: (sc.duration.0.as_secs_f64() / dt).ceil() as u64,
+        warmup: sc.warmup.0.as_secs_f64(),
+        duration: sc.duration.0.as_secs_f64(),
+        sample: sc.sample_interval.map(|d| d.0.as_secs_f64()),
+        level: sy.level(),
+        min_level: sy.min_level.unwrap_or(0.0),
+        policy: sy.policy,
+        red: match fs.loss_law {
+            LossLaw::Droptail => None,
+            LossLaw::Red => Some(fs.red.unwrap_or_default()),
+        },
+        rng: stream(seed, "fluid/sync"),
+        info,
+    })
+}
+
+impl Model {
+    /// Integrate to the end; `progress` gets the fraction done and may stop the run.
+    fn integrate(
+        &mut self,
+        progress: &mut dyn FnMut(f64) -> bool,
+        series: &mut SeriesBuf,
+    ) -> Result<(), RunError> {
+        let dt = self.dt;
+        let report_every = (self.steps / 100).max(1);
+        let mut countdown = 0u64;
+        let mut qdelay = vec![0.0; self.links.len()];
+        let mut next_sample = self.sample.unwrap_or(f64::INFINITY);
+        let mut last_sample_t = self.warmup.min(0.0);
+        for n in 0..self.steps {
+            let t = n as f64 * dt;
+            let measuring = t >= self.warmup;
+            if countdown == 0 {
+                countdown = report_every;
+                if !progress(n as f64 / self.steps as f64) {
+                    return Err(RunError::Interrupted);
+                }
+            }
+            countdown -= 1;
+            for (d, l) in qdelay.iter_mut().zip(&self.links) {
+                *d = l.q / l.cap;
+            }
+            self.step_flows(t, &qdelay);
+            self.step_links(t, measuring);
+            for f in self.flows.iter_mut() {
+                f.h_pos += 1;
+                if f.h_pos == f.rate_hist.len() {
+                    f.h_pos = 0;
+                }
+                f.c_pos += 1;
+                if f.c_pos == f.cal.len() {
+                    f.c_pos = 0;
+                }
+            }
+            let t_end = t + dt;
+            if t_end + 1e-12 >= next_sample {
+                self.sample_into(series, next_sample, next_sample - last_sample_t);
+                last_sample_t = next_sample;
+                next_sample += self.sample.unwrap();
+            }
+        }
+        progress(1.0);
+        Ok(())
+    }
+
+    #[inline]
+    fn step_flows(&mut self, t: f64, qdelay: &[f64]) {
+        let dt = self.dt;
+        for f in self.flows.iter_mut() {
+            if t < f.start {
+                f.rate_hist[f.h_pos] = 0.0;
+                continue;
+            }
+            if !f.started {
+                f.started = true;
+                f.w = f.init_cwnd.min(f.w_cap);
+                f.st = LawState::new(t, f.prop);
+            }
+            // R_i(t) = propagation + Σ queueing delays on the route.
+            let mut r = f.prop;
+            for &(l, _, _) in &f.route {
+                r += qdelay[l];
+            }
+            f.rtt = r;
+            f.st.rtt_max = f.st.rtt_max.max(r);
+            f.st.rtt_min = f.st.rtt_min.min(r);
+
+            // Loss signal one feedback delay late (filed in the calendar by the queue).
+            let lost = std::mem::take(&mut f.cal[f.c_pos]);
+            if lost > 0.0 {
+                let indicated = if self.red.is_some() {
+                    // RED: sparse random drops; a loss indication per lost packet
+                    // (integrate-and-fire on the fluid loss mass).
+                    f.red_acc += lost / f.size;
+                    if f.red_acc >= 1.0 {
+                        f.red_acc -= f.red_acc.floor();
+                        true
+                    } else {
+                        false
+                    }
+                } else {
+                    // Drop-tail: any loss in a congestion event is an indication.
+                    true
+                };
+                // One reduction per RTT: TCP's fast recovery treats all losses of one
+                // window as one congestion signal.
+                if indicated && t >= f.next_reduce {
+                    if f.first_drop_cwnd.is_nan() {
+                        f.first_drop_cwnd = f.w;
+                    }
+                    f.w = f.law.on_loss(&mut f.st, f.w, t);
+                    f.ssthresh = f.w;
+                    f.next_reduce = t + r;
+                    f.loss_events += 1;
+                }
+            }
+
+            // Increase: slow start doubles per RTT; above ssthresh the law (eq. 1).
+            if f.w < f.ssthresh {
+                f.w += f.w * dt / r;
+                if f.w >= f.ssthresh {
+                    f.law.on_exit_slow_start(&mut f.st, f.w, t);
+                }
+            } else {
+                let a = if let Law::HighSpeed(_) = f.law {
+                    if (f.w - f.inc_w).abs() > 1e-3 * f.inc_w {
+                        f.inc_cache = f.law.increase(&f.st, f.w, t, r);
+                        f.inc_w = f.w;
+                    }
+                    f.inc_cache
+                } else {
+                    f.law.increase(&f.st, f.w, t, r)
+                };
+                f.w += a * dt / r;
+            }
+            // Cap at the receive window; also catches NaN (cannot arise from the laws,
+            // but state must stay finite).
+            if f.w.is_nan() {
+                f.w = 1.0;
+            } else if f.w > f.w_cap {
+                f.w = f.w_cap;
+            }
+            f.rate_hist[f.h_pos] = f.w * f.size / r;
+        }
+    }
+
+    #[inline]
+    fn step_links(&mut self, t: f64, measuring: bool) {
+        let dt = self.dt;
+        for l in self.links.iter_mut() {
+            if l.flows.is_empty() {
+                continue;
+            }
+            // Arrivals: each flow's sending rate one upstream delay earlier.
+            let mut sum = 0.0;
+            for (k, &i) in l.flows.iter().enumerate() {
+                let f = &self.flows[i];
+                let (_, up, _) = f.route[0];
+                // Slot of step n − up (rate_hist is longer than `up`).
+                let hl = f.rate_hist.len();
+                let mut j = f.h_pos + hl - up;
+                if j >= hl {
+                    j -= hl;
+                }
+                let a = f.rate_hist[j];
+                l.arr[k] = a;
+                l.loss[k] = 0.0;
+                sum += a;
+            }
+            let mut inflow = sum * dt;
+            // RED: early drops with probability p(avg), spread over all flows in
+            // proportion to their rates (eq. 6 with the RED p).
+            if let Some(red) = self.red {
+                let (lo, hi) = (red.min_th * l.qmax, red.max_th * l.qmax);
+                let p = if l.avg < lo {
+                    0.0
+                } else if l.avg < hi {
+                    red.max_p * (l.avg - lo) / (hi - lo).max(1e-9)
+                } else {
+                    1.0
+                };
+                if p > 0.0 {
+                    for k in 0..l.flows.len() {
+                        l.loss[k] += p * l.arr[k] * dt;
+                    }
+                    inflow *= 1.0 - p;
+                }
+            }
+            // Queue, eq. 3, as an exact mass balance over the step: never below 0, never
+            // above the limit; what overflows is dropped (eq. 5).
+            let served = l.cap * dt;
+            let mut q = l.q + inflow - served;
+            let departed = if q < 0.0 {
+                let d = l.q + inflow;
+                q = 0.0;
+                d
+            } else {
+                served
+            };
+            let mut drop = 0.0;
+            if q > l.qmax {
+                drop = q - l.qmax;
+                q = l.qmax;
+            }
+            l.q = q;
+            if let Some(red) = self.red {
+                // EWMA per packet arrival, exact for a constant queue over the step.
+                let pkts = sum * dt / l.pkt;
+                l.avg += (1.0 - (1.0 - red.weight).powf(pkts)) * (q - l.avg);
+            }
+
+            if drop > 0.0 {
+                // A congestion event: the queue is full and arrivals exceed capacity.
+                if !l.in_event || t - l.event_start > l.event_span {
+                    let active = l.arr.iter().filter(|&&a| a > 0.0).count();
+                    let m = sync::draw_level(self.level, self.min_level, active, &mut self.rng);
+                    sync::select(
+                        self.policy,
+                        m,
+                        &l.arr,
+                        &mut self.rng,
+                        &mut l.scratch,
+                        &mut l.selected,
+                    );
+                    l.in_event = true;
+                    l.event_start = t;
+                    if measuring && active > 0 {
+                        l.events += 1;
+                        l.sync_sum += m as f64 / active as f64;
+                    }
+                }
+                // Eq. 8: the selected flows' losses sum to the excess, shared in
+                // proportion to their arrival rates (with all flows selected this is
+                // eq. 6: λ_i = A_i·p).
+                let mut sel_sum: f64 = l.selected.iter().map(|&k| l.arr[k]).sum();
+                if sel_sum <= 0.0 {
+                    // The selected flows stopped sending: fall back to all (eq. 6).
+                    l.selected.clear();
+                    l.selected.extend(0..l.flows.len());
+                    sel_sum = sum;
+                }
+                if sel_sum > 0.0 {
+                    for &k in &l.selected {
+                        l.loss[k] += drop * l.arr[k] / sel_sum;
+                    }
+                }
+            } else {
+                l.in_event = false;
+            }
+
+            // File each flow's loss under the step at which its sender learns of it.
+            for (k, &i) in l.flows.iter().enumerate() {
+                let f = &mut self.flows[i];
+                let lk = l.loss[k];
+                if lk > 0.0 {
+                    let (_, _, up) = f.route[0];
+                    let cl = f.cal.len();
+                    let d = (((f.rtt - up) / dt).round() as usize).clamp(1, cl - 1);
+                    let mut j = f.c_pos + d;
+                    if j >= cl {
+                        j -= cl;
+                    }
+                    f.cal[j] += lk;
+                }
+                if measuring {
+                    let acc = (l.arr[k] * dt - lk).max(0.0);
+                    f.accepted += acc;
+                    f.sample_accepted += acc;
+                    f.lost += lk;
+                }
+            }
+            if measuring {
+                l.departed += departed;
+                l.sample_departed += departed;
+                l.arrived += sum * dt;
+                l.dropped += l.loss.iter().sum::<f64>();
+                l.q_area += q * dt;
+                l.q_max = l.q_max.max(q);
+            }
+        }
+    }
+
+    fn sample_into(&mut self, s: &mut SeriesBuf, t: f64, iv: f64) {
+        let iv = iv.max(self.dt);
+        for (id, l) in self.links.iter_mut().enumerate() {
+            let u = std::mem::take(&mut l.sample_departed) / (l.cap * iv);
+            s.push_link(t, id as u32, SeriesMetric::Utilization, u);
+            s.push_link(t, id as u32, SeriesMetric::QueuePkts, l.q / l.pkt);
+            s.push_link(t, id as u32, SeriesMetric::QueueBytes, l.q);
+        }
+        for (i, f) in self.flows.iter_mut().enumerate() {
+            let b = std::mem::take(&mut f.sample_accepted) * f.mss / f.size;
+            s.push_flow(t, i as u32, SeriesMetric::Throughput, b * 8.0 / iv);
+            s.push_flow(t, i as u32, SeriesMetric::Cwnd, f.w);
+        }
+    }
+}
+
+fn link_summary(l: &LinkM, win: f64) -> Value {
+    let payload_share = 1460.0 / 1500.0;
+    json!({
+        "rate_bps": l.rate_bps,
+        "delay_s": l.delay,
+        "utilization": l.departed / (l.cap * win),
+        "utilization_data": l.departed * payload_share / (l.cap * win),
+        "throughput_bps": l.departed * 8.0 / win,
+        "tx_pkts": l.departed / l.pkt,
+        "arrivals": l.arrived / l.pkt,
+        "drops": l.dropped / l.pkt,
+        "random_losses": 0,
+        "drop_rate": if l.arrived > 0.0 { l.dropped / l.arrived } else { 0.0 },
+        "queue_max_pkts": l.q_max / l.pkt,
+        "queue_max_bytes": l.q_max,
+        "queue_mean_pkts": l.q_area / win / l.pkt,
+        "queue_mean_bytes": l.q_area / win,
+        "queue_delay_mean_s": l.q_area / win / l.cap,
+        "congestion_events": l.events,
+        "sync_level_mean": if l.events > 0 { l.sync_sum / l.events as f64 } else { f64::NAN },
+    })
+}
+
+fn collect(sc: &Scenario, m: Model, series: SeriesBuf, seed: u64, wall_s: f64) -> Output {
+    let win = m.duration - m.warmup;
+    let mut links = Map::new();
+    for l in &m.links {
+        let mut v = link_summary(l, win);
+        if l.name == "bottleneck" {
+            v["utilization_data"] = json!(
+                l.departed / (l.cap * win) * {
+                    let (mut num, mut den) = (0.0, 0.0);
+                    for &i in &l.flows {
+                        num += m.flows[i].accepted * m.flows[i].mss / m.flows[i].size;
+                        den += m.flows[i].accepted;
+                    }
+                    if den > 0.0 {
+                        num / den
+                    } else {
+                        1.0
+                    }
+                }
+            );
+        }
+        links.insert(l.name.clone(), v);
+    }
+    let nf = m.flows.len();
+    let goodput: Vec<f64> = m
+        .flows
+        .iter()
+        .map(|f| f.accepted * f.mss / f.size * 8.0 / win)
+        .collect();
+    let fwd: Vec<f64> = m
+        .flows
+        .iter()
+        .zip(&goodput)
+        .filter(|(f, _)| !f.reverse)
+        .map(|(_, &g)| g)
+        .collect();
+    let mut flows = Table::default();
+    flows.push("flow", Column::I32((0..nf as i32).collect()));
+    flows.push(
+        "group",
+        categorical(&m.flows.iter().map(|f| f.group.as_str()).collect::<Vec<_>>()),
+    );
+    flows.push(
+        "cc",
+        categorical(&m.flows.iter().map(|f| f.cc.as_str()).collect::<Vec<_>>()),
+    );
+    flows.push(
+        "direction",
+        categorical(
+            &m.flows
+                .iter()
+                .map(|f| if f.reverse { "reverse" } else { "forward" })
+                .collect::<Vec<_>>(),
+        ),
+    );
+    let col = |g: &dyn Fn(&FlowM) -> f64| Column::F64(m.flows.iter().map(g).collect());
+    let coli = |g: &dyn Fn(&FlowM) -> i64| Column::I64(m.flows.iter().map(g).collect());
+    flows.push("start_s", col(&|f| f.start));
+    flows.push("rtt_prop_s", col(&|f| f.prop));
+    flows.push("size_bytes", col(&|_| f64::NAN));
+    flows.push("goodput_bps", Column::F64(goodput.clone()));
+    flows.push(
+        "bytes_delivered",
+        coli(&|f| (f.accepted * f.mss / f.size).round() as i64),
+    );
+    flows.push("fct_s", col(&|_| f64::NAN));
+    flows.push("losses", coli(&|f| (f.lost / f.size).round() as i64));
+    flows.push("retransmits", coli(&|f| (f.lost / f.size).round() as i64));
+    flows.push("timeouts", coli(&|_| 0));
+    flows.push("fast_retransmits", coli(&|f| f.loss_events as i64));
+    flows.push("cwnd_final", col(&|f| f.w));
+    flows.push("cwnd_at_first_drop", col(&|f| f.first_drop_cwnd));
+    flows.push("flight_at_first_drop", col(&|_| f64::NAN));
+    flows.push("back_to_back", coli(&|_| 0));
+    flows.push("loss_events", coli(&|f| f.loss_events as i64));
+
+    let summary = json!({
+        "name": sc.name.clone().unwrap_or_else(|| "unnamed".into()),
+        "seed": seed,
+        "engine": "fluid",
+        "duration_s": m.duration,
+        "warmup_s": m.warmup,
+        "wall_s": wall_s,
+        "steps": m.steps,
+        "step_s": m.dt,
+        "bottleneck": "bottleneck",
+        "bdp_bytes": m.info.bdp_bytes,
+        "bdp_pkts": if m.info.packet_size > 0.0 { m.info.bdp_bytes / m.info.packet_size } else { 0.0 },
+        "mean_rtt_s": m.info.mean_rtt,
+        "buffer": m.info.buffer_limit,
+        "links": links,
+        "flows": {
+            "count": nf,
+            "goodput_bps_total": goodput.iter().sum::<f64>(),
+            "goodput_bps_forward": fwd.iter().sum::<f64>(),
+            "jain_fairness": jain(&fwd),
+            "completed": 0,
+        },
+    });
+    Output {
+        summary,
+        series: series.into_table(),
+        flows,
+    }
+}
+
+/// Run a scenario with the fluid engine (`engine = "fluid"`).
+pub fn run(sc: &Scenario, progress: &mut dyn FnMut(f64) -> bool) -> Result<Output, RunError> {
+    run_seeded(sc, sc.seed, progress)
+}
+
+/// Run with an explicit seed in place of the scenario's (replications).
+pub fn run_seeded(
+    sc: &Scenario,
+    seed: u64,
+    progress: &mut dyn FnMut(f64) -> bool,
+) -> Result<Output, RunError> {
+    let wall = std::time::Instant::now();
+    let mut m = build(sc, seed)?;
+    let mut series = SeriesBuf::default();
+    m.integrate(progress, &mut series)?;
+    Ok(collect(sc, m, series, seed, wall.elapsed().as_secs_f64()))
+}
+
+/// Map `f` over `items` on all cores (scoped threads pulling from a shared counter, so
+/// long and short items balance).
+fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(usize, &T) -> R + Sync) -> Vec<R> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let n = items.len();
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |p| p.get())
+        .min(n.max(1));
+    let next = AtomicUsize::new(0);
+    let out: Mutex<Vec<Option<R>>> = Mutex::new((0..n).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= n {
+                    break;
+                }
+                let r = f(i, &items[i]);
+                out.lock().unwrap()[i] = Some(r);
+            });
+        }
+    });
+    out.into_inner()
+        .unwrap()
+        .into_iter()
+        .map(|r| r.expect("every item ran"))
+        .collect()
+}
+
+/// Integrate many scenarios at once on all cores; results in input order.
+pub fn run_batch(scenarios: &[Scenario]) -> Vec<Result<Output, RunError>> {
+    par_map(scenarios, |_, sc| run(sc, &mut |_| true))
+}
+
+/// Mean and 95 % confidence half-width (Student t, n − 1 degrees of freedom).
+#[derive(Clone, Copy, Debug)]
+pub struct Estimate {
+    pub mean: f64,
+    pub half_width: f64,
+    pub n: usize,
+}
+
+/// Two-sided 95 % quantile of Student's t with `df` degrees of freedom.
+pub fn t95(df: usize) -> f64 {
+    const T: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    match df {
+        0 => f64::NAN,
+        1..=30 => T[df - 1],
+        // Cornish–Fisher style expansion around the normal quantile; < 0.1 % error.
+        _ => {
+            let z: f64 = 1.959964;
+            let d = df as f64;
+            z + (z.powi(3) + z) / (4.0 * d)
+                + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * d * d)
+        }
+    }
+}
+
+impl Estimate {
+    pub fn of(xs: &[f64]) -> Estimate {
+        let n = xs.len();
+        let mean = xs.iter().sum::<f64>() / n.max(1) as f64;
+        let half_width = if n < 2 {
+            f64::NAN
+        } else {
+            let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+            t95(n - 1) * (var / n as f64).sqrt()
+        };
+        Estimate {
+            mean,
+            half_width,
+            n,
+        }
+    }
+}
+
+/// Results of `replicate`.
+#[derive(Debug)]
+pub struct Replications {
+    pub seeds: Vec<u64>,
+    pub utilization: Estimate,
+    pub jain: Estimate,
+    pub outputs: Vec<Output>,
+}
+
+/// Run `n` replications of a scenario, seeds derived from the scenario's seed by name
+/// (`replication/k`), on all cores; mean and 95 % CI of bottleneck utilization and
+/// Jain fairness.
+pub fn replicate(sc: &Scenario, n: usize) -> Result<Replications, RunError> {
+    let seeds: Vec<u64> = (0..n)
+        .map(|k| crate::random::next_u64(&mut stream(sc.seed, &format!("replication/{k}"))))
+        .collect();
+    let outs = par_map(&seeds, |_, &s| run_seeded(sc, s, &mut |_| true));
+    let outputs: Vec<Output> = outs.into_iter().collect::<Result<_, _>>()?;
+    let u: Vec<f64> = outputs
+        .iter()
+        .map(|o| o.get("links.bottleneck.utilization"))
+        .collect();
+    let j: Vec<f64> = outputs
+        .iter()
+        .map(|o| o.get("flows.jain_fairness"))
+        .collect();
+    Ok(Replications {
+        seeds,
+        utilization: Estimate::of(&u),
+        jain: Estimate::of(&j),
+        outputs,
+    })
+}
+
+/// The speed benchmark: 10 flows, 10 Gb/s, RTT 80–260 ms, 3000 s simulated, one core
+/// (study 004 §5.2's setting, HSTCP, buffer 0.1 BDP, X = 0.3). Returns the wall-clock
+/// seconds of the integration and the output.
+pub fn bench() -> (f64, Output) {
+    let text = r#"
+name = "fluid-bench"
+engine = "fluid"
+duration = "3000s"
+[topology]
+kind = "dumbbell"
+bottleneck_rate = "10Gbps"
+bottleneck_delay = "10ms"
+buffer = "0.1bdp"
+[[flows]]
+count = 10
+cc = "highspeed"
+rtt = { uniform = ["80ms", "260ms"] }
+tcp = { init_ssthresh = 1e9 }
+[fluid]
+sync = { min_level = 0.3 }
+"#;
+    let sc = crate::scenario::parse(text, &[]).expect("bench scenario parses");
+    let t = std::time::Instant::now();
+    let out = run(&sc, &mut |_| true).expect("bench runs");
+    (t.elapsed().as_secs_f64(), out)
+}

@@ -1,0 +1,382 @@
+//! `topology.queue` in a scenario: `"droptail"`, `"red"`, `"fq"`, `"codel"`,
+//! `"fq_codel"`, or an inline table `{ kind = "red", min_th = "5pkt", ... }`.
+//!
+//! The table is read key by key through the map the deserializer hands us, so that
+//! serde_path_to_error sees every key: a bad value is reported at its own path
+//! (`topology.queue.max_p: must be in (0, 1], got 2`). Checks that need several keys
+//! (`max_th` above `min_th`, a field that does not belong to the kind) are reported at
+//! `topology.queue` and name the fields in the message.
+
+use super::codel::CodelConfig;
+use super::fq::FqConfig;
+use super::fq_codel::FqCodelConfig;
+use super::red::{RedConfig, RedMode, Thresh};
+use crate::scenario::quantity::{Dur, SizeQ};
+use crate::units::Time;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+use std::fmt;
+
+/// Which discipline the bottleneck queues run, with its parameters. The buffer limit
+/// is not here: it comes from `topology.buffer` for every kind.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum QueueSpec {
+    #[default]
+    DropTail,
+    Red(RedConfig),
+    Fq(FqConfig),
+    Codel(CodelConfig),
+    FqCodel(FqCodelConfig),
+}
+
+const KINDS: &str = "droptail, red, fq, codel, fq_codel";
+
+/// The fields each kind accepts (besides `kind`).
+fn fields_of(kind: &str) -> Option<&'static [&'static str]> {
+    Some(match kind {
+        "droptail" => &[],
+        "red" => &[
+            "min_th",
+            "max_th",
+            "max_p",
+            "w_q",
+            "gentle",
+            "mode",
+            "ecn",
+            "mean_size",
+        ],
+        "fq" => &["quantum", "buckets"],
+        "codel" => &["target", "interval", "ecn"],
+        "fq_codel" => &["quantum", "buckets", "target", "interval", "ecn"],
+        _ => return None,
+    })
+}
+
+const ALL_FIELDS: &[&str] = &[
+    "kind",
+    "min_th",
+    "max_th",
+    "max_p",
+    "w_q",
+    "gentle",
+    "mode",
+    "ecn",
+    "mean_size",
+    "quantum",
+    "buckets",
+    "target",
+    "interval",
+];
+
+/// A probability or weight in (0, 1].
+struct Frac(f64);
+impl<'de> Deserialize<'de> for Frac {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = f64::deserialize(d)?;
+        if v > 0.0 && v <= 1.0 {
+            Ok(Frac(v))
+        } else {
+            Err(de::Error::custom(format!("must be in (0, 1], got {v}")))
+        }
+    }
+}
+
+/// A positive duration.
+struct PosDur(Time);
+impl<'de> Deserialize<'de> for PosDur {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = Dur::deserialize(d)?;
+        if v.0 > Time::ZERO {
+            Ok(PosDur(v.0))
+        } else {
+            Err(de::Error::custom("must be positive"))
+        }
+    }
+}
+
+/// A positive size in bytes that fits a packet-sized counter.
+struct PosSize(u32);
+impl<'de> Deserialize<'de> for PosSize {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = SizeQ::deserialize(d)?;
+        if v.0 == 0 || v.0 > u32::MAX as u64 {
+            Err(de::Error::custom(format!(
+                "must be between 1B and {}B, got {}B",
+                u32::MAX,
+                v.0
+            )))
+        } else {
+            Ok(PosSize(v.0 as u32))
+        }
+    }
+}
+
+#[derive(Default)]
+struct Fields {
+    min_th: Option<Thresh>,
+    max_th: Option<Thresh>,
+    max_p: Option<f64>,
+    w_q: Option<f64>,
+    gentle: Option<bool>,
+    mode: Option<RedMode>,
+    ecn: Option<bool>,
+    mean_size: Option<u32>,
+    quantum: Option<u32>,
+    buckets: Option<u32>,
+    target: Option<Time>,
+    interval: Option<Time>,
+}
+
+fn build(kind: &str, f: Fields, present: &[String]) -> Result<QueueSpec, String> {
+    let allowed =
+        fields_of(kind).ok_or_else(|| format!("unknown queue kind \"{kind}\" (known: {KINDS})"))?;
+    if let Some(bad) = present.iter().find(|k| !allowed.contains(&k.as_str())) {
+        return Err(format!(
+            "field `{bad}` does not apply to kind \"{kind}\" (its fields: {})",
+            if allowed.is_empty() {
+                "none".to_string()
+            } else {
+                allowed.join(", ")
+            }
+        ));
+    }
+    Ok(match kind {
+        "droptail" => QueueSpec::DropTail,
+        "red" => {
+            let mut c = RedConfig::default();
+            if let Some(v) = f.mean_size {
+                c.mean_size = v;
+            }
+            // Floyd's rule of thumb max_th = 3·min_th fills in whichever is missing.
+            let (min_th, max_th) = match (f.min_th, f.max_th) {
+                (Some(a), Some(b)) => (a, b),
+                (Some(a), None) => (a, a.scale(3.0)),
+                (None, Some(b)) => (b.scale(1.0 / 3.0), b),
+                (None, None) => (c.min_th, c.max_th),
+            };
+            if min_th.in_bytes() != max_th.in_bytes() {
+                return Err(format!(
+                    "min_th ({min_th}) and max_th ({max_th}) must both be in packets or both in bytes"
+                ));
+            }
+            if max_th.value() <= min_th.value() {
+                return Err(format!("max_th ({max_th}) must exceed min_th ({min_th})"));
+            }
+            c.min_th = min_th;
+            c.max_th = max_th;
+            if let Some(v) = f.max_p {
+                c.max_p = v;
+            }
+            if let Some(v) = f.w_q {
+                c.w_q = v;
+            }
+            if let Some(v) = f.gentle {
+                c.gentle = v;
+            }
+            if let Some(v) = f.mode {
+                c.mode = v;
+            }
+            if let Some(v) = f.ecn {
+                c.ecn = v;
+            }
+            QueueSpec::Red(c)
+        }
+        "fq" => {
+            let mut c = FqConfig::default();
+            if let Some(v) = f.quantum {
+                c.quantum = v;
+            }
+            if let Some(v) = f.buckets {
+                c.buckets = v;
+            }
+            QueueSpec::Fq(c)
+        }
+        "codel" => {
+            let mut c = CodelConfig::default();
+            if let Some(v) = f.target {
+                c.target = v;
+            }
+            if let Some(v) = f.interval {
+                c.interval = v;
+            }
+            if let Some(v) = f.ecn {
+                c.ecn = v;
+            }
+            QueueSpec::Codel(c)
+        }
+        "fq_codel" => {
+            let mut c = FqCodelConfig::default();
+            if let Some(v) = f.quantum {
+                c.quantum = v;
+            }
+            if let Some(v) = f.buckets {
+                if v == 0 {
+                    return Err("buckets must be at least 1 for fq_codel (RFC 8290 hashes flows into a fixed set of queues)".into());
+                }
+                c.buckets = v;
+            }
+            if let Some(v) = f.target {
+                c.codel.target = v;
+            }
+            if let Some(v) = f.interval {
+                c.codel.interval = v;
+            }
+            if let Some(v) = f.ecn {
+                c.codel.ecn = v;
+            }
+            QueueSpec::FqCodel(c)
+        }
+        _ => unreachable!("checked by fields_of"),
+    })
+}
+
+struct SpecVisitor;
+
+impl<'de> Visitor<'de> for SpecVisitor {
+    type Value = QueueSpec;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(
+            f,
+            "a queue kind ({KINDS}) or a table like {{ kind = \"red\", max_p = 0.1 }}"
+        )
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<QueueSpec, E> {
+        build(s, Fields::default(), &[]).map_err(E::custom)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<QueueSpec, A::Error> {
+        let mut kind: Option<String> = None;
+        let mut f = Fields::default();
+        let mut present: Vec<String> = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if present.contains(&key) || (key == "kind" && kind.is_some()) {
+                return Err(de::Error::custom(format!("duplicate field `{key}`")));
+            }
+            match key.as_str() {
+                "kind" => kind = Some(map.next_value()?),
+                "min_th" => f.min_th = Some(map.next_value()?),
+                "max_th" => f.max_th = Some(map.next_value()?),
+                "max_p" => f.max_p = Some(map.next_value::<Frac>()?.0),
+                "w_q" => f.w_q = Some(map.next_value::<Frac>()?.0),
+                "gentle" => f.gentle = Some(map.next_value()?),
+                "mode" => f.mode = Some(map.next_value()?),
+                "ecn" => f.ecn = Some(map.next_value()?),
+                "mean_size" => f.mean_size = Some(map.next_value::<PosSize>()?.0),
+                "quantum" => f.quantum = Some(map.next_value::<PosSize>()?.0),
+                "buckets" => f.buckets = Some(map.next_value()?),
+                "target" => f.target = Some(map.next_value::<PosDur>()?.0),
+                "interval" => f.interval = Some(map.next_value::<PosDur>()?.0),
+                other => return Err(de::Error::unknown_field(other, ALL_FIELDS)),
+            }
+            if key != "kind" {
+                present.push(key);
+            }
+        }
+        let kind = kind.ok_or_else(|| de::Error::missing_field("kind"))?;
+        build(&kind, f, &present).map_err(de::Error::custom)
+    }
+}
+
+impl<'de> Deserialize<'de> for QueueSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(SpecVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(s: &str) -> Result<QueueSpec, String> {
+        let v: toml::Value = toml::from_str(&format!("queue = {s}")).unwrap();
+        let r: Result<QueueSpec, _> = serde_path_to_error::deserialize(v["queue"].clone());
+        r.map_err(|e| {
+            let path = e.path().to_string();
+            format!("{path}: {}", e.into_inner())
+        })
+    }
+
+    #[test]
+    fn names_and_tables() {
+        assert_eq!(parse("\"droptail\"").unwrap(), QueueSpec::DropTail);
+        assert_eq!(
+            parse("\"red\"").unwrap(),
+            QueueSpec::Red(RedConfig::default())
+        );
+        let QueueSpec::Red(c) = parse(
+            "{ kind = \"red\", min_th = \"10pkt\", max_p = 0.2, gentle = false, mode = \"byte\", ecn = true }",
+        )
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            (c.min_th, c.max_th),
+            (Thresh::Pkts(10.0), Thresh::Pkts(30.0))
+        );
+        assert_eq!(
+            (c.max_p, c.gentle, c.mode, c.ecn),
+            (0.2, false, RedMode::Byte, true)
+        );
+        let QueueSpec::Red(c) =
+            parse("{ kind = \"red\", min_th = \"15KB\", max_th = \"60KB\" }").unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(
+            (c.min_th, c.max_th),
+            (Thresh::Bytes(15000.0), Thresh::Bytes(60000.0))
+        );
+        let QueueSpec::Fq(c) =
+            parse("{ kind = \"fq\", quantum = \"3000B\", buckets = 64 }").unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!((c.quantum, c.buckets), (3000, 64));
+        let QueueSpec::Codel(c) = parse("{ kind = \"codel\", target = \"2ms\" }").unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            (c.target, c.interval),
+            (Time::from_millis(2), Time::from_millis(100))
+        );
+        let QueueSpec::FqCodel(c) = parse("{ kind = \"fq_codel\", buckets = 16 }").unwrap() else {
+            panic!()
+        };
+        assert_eq!((c.buckets, c.quantum), (16, 1514));
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let e = parse("{ kind = \"red\", max_p = 2.0 }").unwrap_err();
+        assert!(e.starts_with("max_p: must be in (0, 1]"), "{e}");
+        let e = parse("{ kind = \"red\", min_th = \"lots\" }").unwrap_err();
+        assert!(e.starts_with("min_th: "), "{e}");
+        let e = parse("{ kind = \"codel\", interval = \"0ms\" }").unwrap_err();
+        assert!(e.starts_with("interval: must be positive"), "{e}");
+        let e = parse("{ kind = \"red\", bogus = 1 }").unwrap_err();
+        assert!(e.contains("unknown field `bogus`"), "{e}");
+        let e = parse("{ kind = \"red\", quantum = \"1500B\" }").unwrap_err();
+        assert!(
+            e.contains("`quantum` does not apply to kind \"red\""),
+            "{e}"
+        );
+        let e = parse("{ kind = \"red\", min_th = \"10pkt\", max_th = \"5pkt\" }").unwrap_err();
+        assert!(
+            e.contains("max_th (5pkt) must exceed min_th (10pkt)"),
+            "{e}"
+        );
+        let e = parse("{ kind = \"red\", min_th = \"10pkt\", max_th = \"50KB\" }").unwrap_err();
+        assert!(
+            e.contains("must both be in packets or both in bytes"),
+            "{e}"
+        );
+        let e = parse("\"wfq\"").unwrap_err();
+        assert!(e.contains("unknown queue kind \"wfq\""), "{e}");
+        let e = parse("{ max_p = 0.1 }").unwrap_err();
+        assert!(e.contains("missing field `kind`"), "{e}");
+        let e = parse("{ kind = \"fq_codel\", buckets = 0 }").unwrap_err();
+        assert!(e.contains("buckets must be at least 1"), "{e}");
+    }
+}
