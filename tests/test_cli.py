@@ -172,9 +172,3 @@ def test_bench_smoke():
     assert p.returncode == 0, p.stderr
     assert "Traceback" not in p.stderr
     assert "ccsim bench" in p.stdout
-
-
-def test_bench_fluid_not_built():
-    p = ccsim("bench", "--fluid")
-    assert p.returncode == 0
-    assert "fluid engine not built yet" in p.stdout

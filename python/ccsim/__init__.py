@@ -18,6 +18,7 @@ from typing import Any
 
 from ccsim import _core
 from ccsim._core import ScenarioError, SimulationError
+from ccsim._fluid import fluid_batch, fluid_replicate
 from ccsim._results import Run, decode_table, load
 from ccsim._scenario import Scenario, apply_overrides, check_syntax, normalize_overrides, resolve
 
@@ -32,6 +33,8 @@ __all__ = [
     "SimulationError",
     "core_version",
     "decode_table",
+    "fluid_batch",
+    "fluid_replicate",
     "load",
     "run",
     "scenario_text",

@@ -1,13 +1,21 @@
 """The fixed benchmark configurations behind ``ccsim bench``.
 
-Four dumbbells, all NewReno with 1500-byte packets (MSS 1460 B + 40 B of headers),
-access links at ten times the bottleneck rate with 12.5 ms on each side and a 25 ms
-bottleneck, so a 100 ms round trip; flows start uniformly in [0 s, 1 s].
+Packet engine: four dumbbells, all NewReno with 1500-byte packets (MSS 1460 B + 40 B
+of headers), access links at ten times the bottleneck rate with 12.5 ms on each side
+and a 25 ms bottleneck, so a 100 ms round trip; flows start uniformly in [0 s, 1 s].
+
+Fluid engine (``ccsim bench --fluid``, issue 6): study 004 §5.2's setting — 10
+HighSpeed TCP flows on 10 Gb/s, RTTs 80–260 ms (20 ms apart, mean 170 ms), buffer
+0.1 BDP, loss synchronization X = 0.3 — one 3000 s run on one core, then a batch of
+1000 such scenarios of 300 s (seeds 1..1000) on every core.
 """
 
 from __future__ import annotations
 
+import os
+import time
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -66,3 +74,124 @@ CONFIGS: dict[str, BenchConfig] = {
         BenchConfig("D", 100, "100Mbps", "1Gbps", "bdp", 60),
     )
 }
+
+
+# ---------------------------------------------------------------- fluid engine
+
+FLUID_SINGLE_S = 3000.0
+FLUID_BATCH_S = 300.0
+FLUID_BATCH_N = 1000
+
+
+def fluid_scenario(duration_s: float = FLUID_SINGLE_S, seed: int = 1) -> str:
+    """Study 004 §5.2: 10 HSTCP flows, 10 Gb/s, RTT 80–260 ms, 0.1 BDP, X = 0.3."""
+    flows = "".join(f'[[flows]]\ncc = "highspeed"\nrtt = "{80 + 20 * i}ms"\n' for i in range(10))
+    return f"""\
+name = "bench-fluid"
+seed = {seed}
+engine = "fluid"
+duration = "{_secs(duration_s)}"
+
+[topology]
+kind = "dumbbell"
+bottleneck_rate = "10Gbps"
+bottleneck_delay = "10ms"
+buffer = "0.1bdp"
+
+[tcp]
+init_ssthresh = 1e9
+
+[fluid]
+sync = {{ min_level = 0.3 }}
+
+{flows}"""
+
+
+@dataclass(frozen=True)
+class FluidBenchRow:
+    label: str
+    scenarios: int
+    threads: int
+    simulated_s: float
+    wall_s: float
+    steps: float
+    utilization: float
+
+    @property
+    def scenario_s_per_wall_s(self) -> float:
+        return self.scenarios * self.simulated_s / self.wall_s
+
+
+def run_fluid(duration_scale: float = 1.0, batch: int = FLUID_BATCH_N) -> list[FluidBenchRow]:
+    """Time the fluid engine: one run on one core, then *batch* runs on every core.
+
+    Wall times are measured around the whole ``fluid_batch`` call (parsing included).
+    """
+    import ccsim
+
+    rows = []
+    single_s = FLUID_SINGLE_S * duration_scale
+    t0 = time.perf_counter()
+    df = ccsim.fluid_batch([fluid_scenario(single_s)], threads=1)
+    wall = time.perf_counter() - t0
+    rows.append(
+        FluidBenchRow(
+            "one run, 1 core",
+            1,
+            1,
+            single_s,
+            wall,
+            float(df["steps"].sum()),
+            float(df["utilization"].mean()),
+        )
+    )
+    if batch > 0:
+        batch_s = FLUID_BATCH_S * duration_scale
+        texts = [fluid_scenario(batch_s, seed) for seed in range(1, batch + 1)]
+        cores = os.cpu_count() or 1
+        t0 = time.perf_counter()
+        df = ccsim.fluid_batch(texts)
+        wall = time.perf_counter() - t0
+        rows.append(
+            FluidBenchRow(
+                f"batch, {cores} cores",
+                batch,
+                cores,
+                batch_s,
+                wall,
+                float(df["steps"].sum()),
+                float(df["utilization"].mean()),
+            )
+        )
+    return rows
+
+
+def fluid_table(rows: list[FluidBenchRow]) -> Any:
+    """The rows as a rich table."""
+    from rich.table import Table
+
+    t = Table(
+        title="ccsim bench --fluid (study 004 §5.2: 10 HSTCP flows, 10 Gb/s, RTT 80-260 ms, "
+        "0.1 BDP, X = 0.3)"
+    )
+    for col in (
+        "run",
+        "scenarios",
+        "simulated s each",
+        "wall s",
+        "steps / wall s",
+        "scenario-s / wall s",
+        "mean utilization",
+    ):
+        t.add_column(col, justify="left" if col == "run" else "right")
+    for r in rows:
+        t.add_row(
+            r.label,
+            f"{r.scenarios:,}",
+            f"{r.simulated_s:,.0f}",
+            f"{r.wall_s:.3f}",
+            f"{r.steps / r.wall_s / 1e6:.3g} M",
+            f"{r.scenario_s_per_wall_s:,.0f}",
+            f"{r.utilization:.4f}",
+        )
+    return t

@@ -68,9 +68,22 @@ def main() -> None:
     help="Override a scenario field, e.g. --set topology.buffer='\"0.5bdp\"' (repeatable).",
 )
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no summary.")
-def run_cmd(scenario: str, output: str | None, overrides: tuple[str, ...], quiet: bool) -> None:
+@click.option(
+    "--replications",
+    type=click.IntRange(min=1),
+    default=1,
+    metavar="N",
+    help="Fluid scenarios: run N replications (derived seeds) on every core and print "
+    "each metric's mean and 95 % interval.",
+)
+def run_cmd(
+    scenario: str, output: str | None, overrides: tuple[str, ...], quiet: bool, replications: int
+) -> None:
     """Run SCENARIO (a .toml file) and print a summary."""
     sets = _check_overrides(overrides)
+    if replications > 1:
+        _replicate(scenario, sets, replications, output, quiet)
+        return
     if output is not None and Path(output).exists() and not Path(output).is_dir():
         _fail(f"output {output} exists and is not a directory", EXIT_INPUT)
     try:
@@ -94,6 +107,32 @@ def run_cmd(scenario: str, output: str | None, overrides: tuple[str, ...], quiet
         print_summary(result, out)
         if output is not None:
             out.print(f"results written to [bold]{output}[/]")
+
+
+def _replicate(scenario: str, sets: list[str], n: int, output: str | None, quiet: bool) -> None:
+    if output is not None:
+        _fail(
+            "--output writes one run; for replications use ccsim.fluid_batch(..., "
+            "replications=N), which returns every run as a table",
+            EXIT_INPUT,
+        )
+    try:
+        est = ccsim.fluid_replicate(scenario, n, set=sets)
+    except ccsim.ScenarioError as e:
+        _fail(e, EXIT_INPUT)
+    except ccsim.SimulationError as e:
+        _fail(f"simulation failed: {e}", EXIT_SIM)
+    except KeyboardInterrupt:
+        _fail("interrupted", EXIT_INTERRUPT)
+    if quiet:
+        return
+    t = Table(title=f"{scenario}: {n} replications (mean ± 95 % interval)", title_justify="left")
+    t.add_column("metric")
+    t.add_column("mean", justify="right")
+    t.add_column("± 95 %", justify="right")
+    for metric, row in est.iterrows():
+        t.add_row(str(metric), _fmt(row["mean"]), _fmt(row["ci95"], 2))
+    out.print(t)
 
 
 @main.command("validate")
@@ -120,16 +159,33 @@ def validate_cmd(scenario: str, overrides: tuple[str, ...]) -> None:
     show_default=True,
     help="Multiply every configuration's simulated duration by this.",
 )
-@click.option("--fluid", is_flag=True, help="Benchmark the fluid engine.")
-def bench_cmd(only: str | None, duration_scale: float, fluid: bool) -> None:
-    """Time the packet engine on four fixed dumbbell configurations."""
+@click.option("--fluid", is_flag=True, help="Benchmark the fluid engine instead.")
+@click.option(
+    "--batch",
+    type=click.IntRange(min=0),
+    default=1000,
+    show_default=True,
+    help="With --fluid: scenarios in the all-cores batch (0: skip it).",
+)
+def bench_cmd(only: str | None, duration_scale: float, fluid: bool, batch: int) -> None:
+    """Time the packet engine on four fixed dumbbell configurations (or, with --fluid,
+    the fluid engine: one 3000 s run on one core and a batch on every core)."""
     from ccsim.bench import CONFIGS
 
-    if fluid:
-        out.print("fluid engine not built yet")
-        return
     if not (duration_scale > 0 and math.isfinite(duration_scale)):
         _fail(f"--duration-scale must be positive, got {duration_scale}", EXIT_INPUT)
+    if fluid:
+        from ccsim.bench import fluid_table, run_fluid
+
+        try:
+            out.print(fluid_table(run_fluid(duration_scale, batch)))
+        except ccsim.ScenarioError as e:
+            _fail(f"bench --fluid: {e}", EXIT_INPUT)
+        except ccsim.SimulationError as e:
+            _fail(f"bench --fluid: simulation failed: {e}", EXIT_SIM)
+        except KeyboardInterrupt:
+            _fail("interrupted", EXIT_INTERRUPT)
+        return
     keys = list(CONFIGS)
     if only:
         keys = [k.strip().upper() for k in only.split(",") if k.strip()]

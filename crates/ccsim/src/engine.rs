@@ -19,6 +19,8 @@ pub struct FlowSnap {
     pub timeouts: u64,
     pub fast_retransmits: u64,
     pub back_to_back: u64,
+    pub ecn_reductions: u64,
+    pub recovery_time: Time,
 }
 
 pub struct Flow {
@@ -40,6 +42,8 @@ pub struct Flow {
     /// part of cwnd).
     pub flight_at_first_drop: Option<u64>,
     pub snap: FlowSnap,
+    /// Segments whose first transmission is dropped on injection, sorted (testing).
+    forced_drops: Vec<u64>,
     rto_gen: u32,
     rto_sched: Option<Time>,
     delack_gen: u32,
@@ -50,6 +54,13 @@ pub struct Flow {
 }
 
 impl Flow {
+    /// Drop the first transmission of these segments (see `FlowGroup::drop_segments`).
+    pub fn set_forced_drops(&mut self, segs: &[u64]) {
+        self.forced_drops = segs.to_vec();
+        self.forced_drops.sort_unstable();
+        self.forced_drops.dedup();
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         sender: Sender,
@@ -75,6 +86,7 @@ impl Flow {
             cwnd_at_first_drop: None,
             flight_at_first_drop: None,
             snap: FlowSnap::default(),
+            forced_drops: Vec::new(),
             rto_gen: 0,
             rto_sched: None,
             delack_gen: 0,
@@ -92,6 +104,8 @@ impl Flow {
             timeouts: self.sender.stats.timeouts,
             fast_retransmits: self.sender.stats.fast_retransmits,
             back_to_back: self.sender.stats.back_to_back,
+            ecn_reductions: self.sender.stats.ecn_reductions,
+            recovery_time: self.sender.stats.recovery_time,
         }
     }
 }
@@ -265,6 +279,13 @@ impl World {
         link.account(now);
         if now >= link.busy_until && link.queue.is_empty() {
             link.c.dequeued += 1;
+            // The discipline still sees the packet (XCP: input traffic, feedback).
+            let mut ctx = QueueCtx {
+                now,
+                rng: &mut self.qrng,
+                drops: &mut self.drops,
+            };
+            link.queue.pass_through(&mut pkt, &mut ctx);
             match link.start_tx(pkt, now) {
                 Ok(Some(at)) => self.events.schedule(at, Event::Arrive(l)),
                 Ok(None) => {}
@@ -383,9 +404,19 @@ impl World {
         let mut out = std::mem::take(&mut self.out);
         for p in out.drain(..) {
             self.injected += 1;
+            if p.kind == PktKind::Data && !p.retx && self.forced_drop(&p) {
+                self.on_drop(p);
+                continue;
+            }
             self.forward(p);
         }
         self.out = out;
+    }
+
+    #[inline]
+    fn forced_drop(&self, p: &Packet) -> bool {
+        let fd = &self.flows[p.flow as usize].forced_drops;
+        !fd.is_empty() && fd.binary_search(&p.seq).is_ok()
     }
 
     // ---- endpoints ---------------------------------------------------------
@@ -552,6 +583,8 @@ impl World {
                 .push_flow(t, i as u32, SeriesMetric::Throughput, thr);
             self.series
                 .push_flow(t, i as u32, SeriesMetric::Cwnd, fl.sender.st.cwnd);
+            self.series
+                .push_flow(t, i as u32, SeriesMetric::Ssthresh, fl.sender.st.ssthresh);
         }
         if now + iv <= self.duration {
             self.events.schedule(now + iv, Event::Sample);
@@ -596,6 +629,8 @@ impl World {
             timeouts: c.timeouts - fl.snap.timeouts,
             fast_retransmits: c.fast_retransmits - fl.snap.fast_retransmits,
             back_to_back: c.back_to_back - fl.snap.back_to_back,
+            ecn_reductions: c.ecn_reductions - fl.snap.ecn_reductions,
+            recovery_time: c.recovery_time - fl.snap.recovery_time,
         }
     }
 }

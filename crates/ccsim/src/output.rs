@@ -134,6 +134,7 @@ fn collect(sc: &Scenario, w: &mut World, info: &BuildInfo, wall_s: f64) -> Outpu
         Vec::new(),
     );
     let (mut b2b, mut first_drop, mut flight_drop) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut ecn_red, mut rec_time) = (Vec::new(), Vec::new());
     let (mut losses, mut retx, mut tos, mut frs, mut cwnd) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (i, f) in w.flows.iter().enumerate() {
@@ -158,6 +159,8 @@ fn collect(sc: &Scenario, w: &mut World, info: &BuildInfo, wall_s: f64) -> Outpu
         frs.push(c.fast_retransmits as i64);
         cwnd.push(f.sender.st.cwnd);
         b2b.push(c.back_to_back as i64);
+        ecn_red.push(c.ecn_reductions as i64);
+        rec_time.push(c.recovery_time.as_secs_f64());
         first_drop.push(f.cwnd_at_first_drop.unwrap_or(f64::NAN));
         flight_drop.push(f.flight_at_first_drop.map_or(f64::NAN, |x| x as f64));
     }
@@ -187,6 +190,8 @@ fn collect(sc: &Scenario, w: &mut World, info: &BuildInfo, wall_s: f64) -> Outpu
     flows.push("cwnd_at_first_drop", Column::F64(first_drop));
     flows.push("flight_at_first_drop", Column::F64(flight_drop));
     flows.push("back_to_back", Column::I64(b2b));
+    flows.push("ecn_reductions", Column::I64(ecn_red));
+    flows.push("recovery_s", Column::F64(rec_time));
 
     let in_flight = w.in_flight();
     let sent = w.injected;

@@ -44,6 +44,23 @@ pub struct Packet {
     /// as offsets from the cumulative ACK to keep the packet small.
     pub nsack: u8,
     pub sack: [(u32, u32); 3],
+    /// XCP congestion header (Katabi et al. 2002, §3.2 "The Congestion Header"): on the
+    /// data packets of an XCP flow, and on their ACKs carrying the echoed feedback.
+    /// Routers act on it only on data packets.
+    pub xcp: Option<XcpHeader>,
+}
+
+/// The XCP congestion header, in the units of the paper (bytes and seconds); `f32`
+/// keeps the packet small (relative precision 6e-8, far below what the law needs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct XcpHeader {
+    /// H_cwnd: the sender's congestion window, bytes on the wire.
+    pub cwnd: f32,
+    /// H_rtt: the sender's RTT estimate, seconds; 0 before its first sample.
+    pub rtt: f32,
+    /// H_feedback: the window change asked for, bytes; routers only lower it. On an
+    /// ACK: the sum of the feedback of the data packets it acknowledges.
+    pub feedback: f32,
 }
 
 impl Packet {
@@ -75,6 +92,7 @@ impl Packet {
             cwr: false,
             nsack: 0,
             sack: [(0, 0); 3],
+            xcp: None,
         }
     }
 

@@ -15,7 +15,14 @@ pub struct HtcpParams {
     pub beta_max: f64,
     /// Adaptive backoff on (paper); off gives β = 0.5 always.
     pub adaptive_backoff: bool,
+    /// RTT scaling (Leith & Shorten 2004 §4; Linux `use_rtt_scaling`, on by
+    /// default): α ← α·RTT_min/RTT_ref, the factor clamped to [0.1, 2], so that the
+    /// window grows at the same rate per second whatever the RTT.
+    pub rtt_scaling: bool,
 }
+
+/// RTT_ref of the RTT scaling (Linux: 100 ms).
+const RTT_REF_S: f64 = 0.1;
 
 impl Default for HtcpParams {
     fn default() -> Self {
@@ -24,6 +31,7 @@ impl Default for HtcpParams {
             beta_min: 0.5,
             beta_max: 0.8,
             adaptive_backoff: true,
+            rtt_scaling: true,
         }
     }
 }
@@ -36,6 +44,7 @@ impl HtcpParams {
             beta_min: p.pos("beta_min", d.beta_min, 0.999)?,
             beta_max: p.pos("beta_max", d.beta_max, 0.999)?,
             adaptive_backoff: p.flag("adaptive_backoff", d.adaptive_backoff)?,
+            rtt_scaling: p.flag("rtt_scaling", d.rtt_scaling)?,
         };
         if hp.beta_max < hp.beta_min {
             return Err(format!(
@@ -101,8 +110,12 @@ impl CongestionControl for Htcp {
         }
         if acked > 0.0 {
             let delta = ack.now.saturating_sub(start).as_secs_f64();
+            let mut alpha = self.p.alpha(delta, self.beta);
+            if let (true, Some(m)) = (self.p.rtt_scaling, self.rtt_min) {
+                alpha *= (m.as_secs_f64() / RTT_REF_S).clamp(0.1, 2.0);
+            }
             // cwnd ← cwnd + α/cwnd per ACK (per acked segment).
-            st.cwnd += acked * self.p.alpha(delta, self.beta) / st.cwnd;
+            st.cwnd += acked * alpha / st.cwnd;
         }
     }
     fn on_congestion(&mut self, st: &mut CcState, ev: &CongestionInfo) {

@@ -15,6 +15,7 @@ pub mod illinois;
 pub mod reno;
 pub mod scalable;
 pub mod vegas;
+pub mod xcp;
 
 use crate::units::Time;
 
@@ -49,6 +50,10 @@ pub struct AckInfo {
     /// Segments in flight after this ACK.
     pub in_flight: u64,
     pub in_recovery: bool,
+    /// XCP: the feedback this ACK echoes (H_feedback summed over the data packets it
+    /// acknowledges), in segments on the wire; 0 for non-XCP flows, +∞ if no XCP
+    /// router lowered it.
+    pub xcp_feedback: f64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,6 +100,10 @@ pub trait CongestionControl: Send {
     fn on_recovery_exit(&mut self, _st: &mut CcState, _now: Time) {}
     /// One round trip ended.
     fn on_round(&mut self, _st: &mut CcState, _r: &RoundInfo) {}
+    /// Whether the sender should stamp the XCP congestion header on data packets.
+    fn xcp(&self) -> bool {
+        false
+    }
 }
 
 /// RFC 5681 §3.1 slow start with appropriate byte counting (RFC 3465, L = 2 segments):
@@ -127,6 +136,7 @@ pub const KNOWN: &[&str] = &[
     "ctcp",
     "fast",
     "illinois",
+    "xcp",
 ];
 
 /// Build an algorithm by name. `params` are the extra keys of `cc = { name = ..., ... }`;
@@ -155,6 +165,7 @@ pub fn build(
         "illinois" => Box::new(illinois::Illinois::new(
             illinois::IllinoisParams::from_params(&mut p)?,
         )),
+        "xcp" => Box::new(xcp::Xcp),
         _ => {
             return Err(format!(
                 "unknown congestion control \"{name}\" (known: {})",
@@ -287,6 +298,7 @@ pub(crate) mod test_util {
             min_rtt: rtt.unwrap_or(srtt),
             in_flight: 0,
             in_recovery: false,
+            xcp_feedback: 0.0,
         }
     }
 

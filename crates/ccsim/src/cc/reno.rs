@@ -40,6 +40,7 @@ mod tests {
             min_rtt: Time::ZERO,
             in_flight: 0,
             in_recovery: false,
+            xcp_feedback: 0.0,
         }
     }
 

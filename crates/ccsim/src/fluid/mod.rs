@@ -15,7 +15,8 @@ pub mod sync;
 use crate::metrics::{categorical, jain, Column, SeriesBuf, SeriesMetric, Table};
 use crate::net::topology::{resolve_limit, BuildInfo};
 use crate::output::{Output, RunError};
-use crate::queue::Limit;
+use crate::queue::red::{Red, RedConfig, RedMode};
+use crate::queue::{Limit, QueueSpec};
 use crate::random::{stream, Rng};
 use crate::scenario::quantity::Dur;
 use crate::scenario::{parse_rwnd, Direction, Scenario, ScenarioError};
@@ -24,7 +25,8 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use sync::{Level, Policy, SyncSpec};
 
-/// `[fluid]`: options only the fluid engine reads.
+/// `[fluid]`: options only the fluid engine reads. The queue discipline is the
+/// scenario's own `topology.queue` (drop-tail or RED), not a fluid option.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FluidSpec {
@@ -32,56 +34,6 @@ pub struct FluidSpec {
     pub step: Option<Dur>,
     /// Loss synchronization (study 004 §4.3); absent: every flow loses (eq. 5–6).
     pub sync: Option<SyncSpec>,
-    #[serde(default)]
-    pub loss_law: LossLaw,
-    /// RED parameters (with `loss_law = "red"`).
-    pub red: Option<RedSpec>,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LossLaw {
-    #[default]
-    Droptail,
-    Red,
-}
-
-/// RED (Floyd & Jacobson 1993) in its fluid form (Misra, Gong, Towsley 2000):
-/// thresholds as fractions of the buffer.
-#[derive(Clone, Copy, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RedSpec {
-    #[serde(default = "red_min")]
-    pub min_th: f64,
-    #[serde(default = "red_max")]
-    pub max_th: f64,
-    #[serde(default = "red_p")]
-    pub max_p: f64,
-    /// EWMA weight per packet arrival (w_q).
-    #[serde(default = "red_w")]
-    pub weight: f64,
-}
-fn red_min() -> f64 {
-    0.25
-}
-fn red_max() -> f64 {
-    0.75
-}
-fn red_p() -> f64 {
-    0.1
-}
-fn red_w() -> f64 {
-    0.002
-}
-impl Default for RedSpec {
-    fn default() -> Self {
-        RedSpec {
-            min_th: red_min(),
-            max_th: red_max(),
-            max_p: red_p(),
-            weight: red_w(),
-        }
-    }
 }
 
 /// Integration step for a scenario. Default: min propagation RTT / 100. Why: the
@@ -99,31 +51,94 @@ pub fn step_for(spec: Option<&FluidSpec>, min_rtt: f64) -> f64 {
 }
 
 /// Reject fields that only the packet engine can honour, naming them all.
+///
+/// The structs are destructured without `..`: a field added to the scenario schema
+/// stops this from compiling until someone decides whether the fluid engine honours
+/// it, so the list cannot silently fall behind.
 pub fn check_fields(sc: &Scenario) -> Result<(), ScenarioError> {
     let mut bad: Vec<String> = Vec::new();
-    let t = &sc.topology;
-    if t.loss != 0.0 {
+    let Scenario {
+        name: _,
+        description: _,
+        seed: _,
+        engine: _,
+        duration: _,
+        warmup: _,
+        sample_interval: _,
+        topology,
+        tcp,
+        flows,
+        poisson,
+        fluid,
+    } = sc;
+    let crate::scenario::Topology {
+        kind: _,
+        bottleneck_rate: _,
+        bottleneck_delay: _,
+        buffer: _,
+        buffer_unit: _,
+        queue,
+        access_rate,
+        access_delay: _,
+        access_buffer,
+        loss,
+        reverse_loss,
+    } = topology;
+    if *loss != 0.0 {
         bad.push("topology.loss".into());
     }
-    if t.reverse_loss != 0.0 {
+    if *reverse_loss != 0.0 {
         bad.push("topology.reverse_loss".into());
     }
-    if t.access_rate.is_some() {
+    if access_rate.is_some() {
         bad.push("topology.access_rate".into());
     }
-    if t.access_buffer.is_some() {
+    if access_buffer.is_some() {
         bad.push("topology.access_buffer".into());
     }
+    match queue {
+        QueueSpec::DropTail => {}
+        QueueSpec::Red(c) => {
+            // ECN marking is not modelled (a mark would have to reduce the window
+            // without removing fluid); the sender's tcp.ecn is rejected below too.
+            if c.ecn {
+                bad.push("topology.queue.ecn".into());
+            }
+        }
+        // Per-flow queues (fq) and sojourn-time AQMs (codel) have no fluid law here.
+        QueueSpec::Fq(_) => bad.push("topology.queue (kind \"fq\")".into()),
+        QueueSpec::Codel(_) => bad.push("topology.queue (kind \"codel\")".into()),
+        QueueSpec::FqCodel(_) => bad.push("topology.queue (kind \"fq_codel\")".into()),
+        // XCP's router rewrites per-packet headers; the fluid model has no packets.
+        QueueSpec::Xcp(_) => bad.push("topology.queue (kind \"xcp\")".into()),
+    }
     let tcp_bad = |o: &crate::scenario::TcpOpts, p: &str, bad: &mut Vec<String>| {
+        let crate::scenario::TcpOpts {
+            mss: _,
+            header: _,
+            init_cwnd: _,
+            init_ssthresh: _,
+            rwnd: _,
+            delayed_ack,
+            delack_timeout,
+            min_rto,
+            max_rto,
+            initial_rto,
+            timestamps,
+            dupthresh,
+            pacing,
+            ecn,
+        } = o;
         let f = [
-            ("delayed_ack", o.delayed_ack.is_some()),
-            ("delack_timeout", o.delack_timeout.is_some()),
-            ("min_rto", o.min_rto.is_some()),
-            ("max_rto", o.max_rto.is_some()),
-            ("initial_rto", o.initial_rto.is_some()),
-            ("timestamps", o.timestamps.is_some()),
-            ("dupthresh", o.dupthresh.is_some()),
-            ("pacing", o.pacing.is_some()),
+            ("delayed_ack", delayed_ack.is_some()),
+            ("delack_timeout", delack_timeout.is_some()),
+            ("min_rto", min_rto.is_some()),
+            ("max_rto", max_rto.is_some()),
+            ("initial_rto", initial_rto.is_some()),
+            ("timestamps", timestamps.is_some()),
+            ("dupthresh", dupthresh.is_some()),
+            ("pacing", pacing.is_some()),
+            ("ecn", ecn.is_some()),
         ];
         for (name, set) in f {
             if set {
@@ -131,18 +146,34 @@ pub fn check_fields(sc: &Scenario) -> Result<(), ScenarioError> {
             }
         }
     };
-    tcp_bad(&sc.tcp, "tcp", &mut bad);
-    for (i, g) in sc.flows.iter().enumerate() {
+    tcp_bad(tcp, "tcp", &mut bad);
+    for (i, g) in flows.iter().enumerate() {
         let p = format!("flows[{i}]");
-        if g.size.is_some() {
+        let crate::scenario::FlowGroup {
+            name: _,
+            count: _,
+            cc: _,
+            recovery,
+            direction: _,
+            start: _,
+            size,
+            rtt: _,
+            access_delay: _,
+            tcp,
+            drop_segments,
+        } = g;
+        if size.is_some() {
             bad.push(format!("{p}.size"));
         }
-        if g.recovery.is_some() {
+        if recovery.is_some() {
             bad.push(format!("{p}.recovery"));
         }
-        tcp_bad(&g.tcp, &format!("{p}.tcp"), &mut bad);
+        if !drop_segments.is_empty() {
+            bad.push(format!("{p}.drop_segments"));
+        }
+        tcp_bad(tcp, &format!("{p}.tcp"), &mut bad);
     }
-    if !sc.poisson.is_empty() {
+    if !poisson.is_empty() {
         bad.push("poisson".into());
     }
     if !bad.is_empty() {
@@ -152,7 +183,7 @@ pub fn check_fields(sc: &Scenario) -> Result<(), ScenarioError> {
             if bad.len() == 1 { "it" } else { "them" }
         )));
     }
-    if let Some(f) = &sc.fluid {
+    if let Some(f) = fluid {
         if let Some(s) = f.step {
             if s.0 == crate::units::Time::ZERO {
                 return Err(ScenarioError::at("fluid.step", "must be positive"));
@@ -161,28 +192,53 @@ pub fn check_fields(sc: &Scenario) -> Result<(), ScenarioError> {
         if let Some(s) = &f.sync {
             s.validate()?;
         }
-        if let Some(r) = &f.red {
-            if f.loss_law != LossLaw::Red {
-                return Err(ScenarioError::at("fluid.red", "needs loss_law = \"red\""));
-            }
-            if !(0.0 <= r.min_th && r.min_th < r.max_th && r.max_th <= 1.0) {
-                return Err(ScenarioError::at(
-                    "fluid.red",
-                    format!(
-                        "needs 0 <= min_th < max_th <= 1 (fractions of the buffer), got {} and {}",
-                        r.min_th, r.max_th
-                    ),
-                ));
-            }
-            if !(r.max_p > 0.0 && r.max_p <= 1.0 && r.weight > 0.0 && r.weight < 1.0) {
-                return Err(ScenarioError::at(
-                    "fluid.red",
-                    "needs max_p in (0, 1] and weight in (0, 1)",
-                ));
-            }
-        }
     }
     Ok(())
+}
+
+/// RED in the fluid model (Misra, Gong, Towsley 2000 §3: the average queue as an
+/// EWMA of the queue, the drop probability as RED's function of it). The probability
+/// law is the packet discipline's own (`Red::p_b`: linear to max_p, gentle, byte mode),
+/// on the average in the thresholds' unit (packets or bytes), as queue/red.rs keeps it.
+struct FluidRed {
+    law: Red,
+    in_bytes: bool,
+    byte_mode: bool,
+    /// ln(1 − w_q).
+    ln_1mw: f64,
+    /// Bytes of a `mean_size` packet (the unit of the idle-time decay).
+    mean_size: f64,
+}
+
+impl FluidRed {
+    fn new(cfg: &RedConfig, rate_bps: f64) -> Self {
+        FluidRed {
+            law: Red::new(
+                cfg.clone(),
+                Limit::Packets(0),
+                crate::units::Rate(rate_bps as u64),
+            ),
+            in_bytes: cfg.min_th.in_bytes(),
+            byte_mode: cfg.mode == RedMode::Byte,
+            ln_1mw: (1.0 - cfg.w_q).ln(),
+            mean_size: cfg.mean_size as f64,
+        }
+    }
+
+    /// The fraction of a flow's arrivals RED drops at average `avg`, packets of `size`
+    /// bytes. Below the forced region RED spaces its drops uniformly (Floyd–Jacobson
+    /// §7, p_a = p_b/(1 − count·p_b)): the gap is uniform on {1, …, 1/p_b − 1}, so the
+    /// fraction dropped is 2·p_b, not the p_b of MGT's fluid model; we use 2·p_b so that
+    /// the two engines drop the same share (queue/red.rs tests this fraction).
+    #[inline]
+    fn drop_fraction(&self, avg: f64, size: f64) -> f64 {
+        let pb = self.law.p_b(avg, size as u32);
+        if pb >= 1.0 {
+            1.0
+        } else {
+            (2.0 * pb).min(1.0)
+        }
+    }
 }
 
 /// A flow of the fluid model.
@@ -215,10 +271,9 @@ struct FlowM {
     /// learns of them (one feedback delay later).
     cal: Vec<f64>,
     c_pos: usize,
-    /// HSTCP's a(w) needs ln/exp: cached, refreshed when W moves by 0.1 %.
-    inc_cache: f64,
-    inc_w: f64,
+    /// No second reduction before this time (one per RTT).
     next_reduce: f64,
+    /// RED: lost packets not yet turned into a loss indication (integrate-and-fire).
     red_acc: f64,
     // Measurement (from warmup on).
     accepted: f64,
@@ -270,7 +325,7 @@ struct Model {
     level: Level,
     min_level: f64,
     policy: Policy,
-    red: Option<RedSpec>,
+    red: Option<FluidRed>,
     rng: Rng,
     info: BuildInfo,
 }
@@ -417,7 +472,7 @@ fn build(sc: &Scenario, seed: u64) -> Result<Model, ScenarioError> {
         links[l].flows.push(i);
         flows.push(FlowM {
             law,
-            st: LawState::new(p.start, prop),
+            st: LawState::new(&law, p.start, prop),
             group: g
                 .name
                 .clone()
@@ -439,8 +494,6 @@ fn build(sc: &Scenario, seed: u64) -> Result<Model, ScenarioError> {
             h_pos: 0,
             cal: vec![0.0; cal_len],
             c_pos: 0,
-            inc_cache: 0.0,
-            inc_w: -1.0,
             next_reduce: 0.0,
             red_acc: 0.0,
             accepted: 0.0,
@@ -477,9 +530,10 @@ fn build(sc: &Scenario, seed: u64) -> Result<Model, ScenarioError> {
         level: sy.level(),
         min_level: sy.min_level.unwrap_or(0.0),
         policy: sy.policy,
-        red: match fs.loss_law {
-            LossLaw::Droptail => None,
-            LossLaw::Red => Some(fs.red.unwrap_or_default()),
+        red: match &sc.topology.queue {
+            QueueSpec::Red(cfg) => Some(FluidRed::new(cfg, b_rate)),
+            // check_fields let only drop-tail and RED through.
+            _ => None,
         },
         rng: stream(seed, "fluid/sync"),
         info,
@@ -512,7 +566,7 @@ impl Model {
             for (d, l) in qdelay.iter_mut().zip(&self.links) {
                 *d = l.q / l.cap;
             }
-            self.step_flows(t, &qdelay);
+            self.step_flows(t, &qdelay, measuring);
             self.step_links(t, measuring);
             for f in self.flows.iter_mut() {
                 f.h_pos += 1;
@@ -536,7 +590,7 @@ impl Model {
     }
 
     #[inline]
-    fn step_flows(&mut self, t: f64, qdelay: &[f64]) {
+    fn step_flows(&mut self, t: f64, qdelay: &[f64], measuring: bool) {
         let dt = self.dt;
         for f in self.flows.iter_mut() {
             if t < f.start {
@@ -546,7 +600,7 @@ impl Model {
             if !f.started {
                 f.started = true;
                 f.w = f.init_cwnd.min(f.w_cap);
-                f.st = LawState::new(t, f.prop);
+                f.st = LawState::new(&f.law, t, f.prop);
             }
             // R_i(t) = propagation + Σ queueing delays on the route.
             let mut r = f.prop;
@@ -554,8 +608,7 @@ impl Model {
                 r += qdelay[l];
             }
             f.rtt = r;
-            f.st.rtt_max = f.st.rtt_max.max(r);
-            f.st.rtt_min = f.st.rtt_min.min(r);
+            f.st.observe_rtt(r);
 
             // Loss signal one feedback delay late (filed in the calendar by the queue).
             let lost = std::mem::take(&mut f.cal[f.c_pos]);
@@ -583,7 +636,9 @@ impl Model {
                     f.w = f.law.on_loss(&mut f.st, f.w, t);
                     f.ssthresh = f.w;
                     f.next_reduce = t + r;
-                    f.loss_events += 1;
+                    if measuring {
+                        f.loss_events += 1;
+                    }
                 }
             }
 
@@ -594,16 +649,7 @@ impl Model {
                     f.law.on_exit_slow_start(&mut f.st, f.w, t);
                 }
             } else {
-                let a = if let Law::HighSpeed(_) = f.law {
-                    if (f.w - f.inc_w).abs() > 1e-3 * f.inc_w {
-                        f.inc_cache = f.law.increase(&f.st, f.w, t, r);
-                        f.inc_w = f.w;
-                    }
-                    f.inc_cache
-                } else {
-                    f.law.increase(&f.st, f.w, t, r)
-                };
-                f.w += a * dt / r;
+                f.w = f.law.grow(&mut f.st, f.w, t, r, dt);
             }
             // Cap at the receive window; also catches NaN (cannot arise from the laws,
             // but state must stay finite).
@@ -640,23 +686,27 @@ impl Model {
                 sum += a;
             }
             let mut inflow = sum * dt;
-            // RED: early drops with probability p(avg), spread over all flows in
-            // proportion to their rates (eq. 6 with the RED p).
-            if let Some(red) = self.red {
-                let (lo, hi) = (red.min_th * l.qmax, red.max_th * l.qmax);
-                let p = if l.avg < lo {
-                    0.0
-                } else if l.avg < hi {
-                    red.max_p * (l.avg - lo) / (hi - lo).max(1e-9)
-                } else {
-                    1.0
-                };
-                if p > 0.0 {
-                    for k in 0..l.flows.len() {
-                        l.loss[k] += p * l.arr[k] * dt;
+            // RED: early drops at the rate RED drops arriving packets at the current
+            // average (λ_i = p_i·A_i, eq. 6 with RED's p; MGT 2000 eq. 3–4).
+            if let Some(red) = &self.red {
+                let mut p_all = f64::NAN;
+                for (k, &i) in l.flows.iter().enumerate() {
+                    let p = if red.byte_mode || p_all.is_nan() {
+                        let p = red.drop_fraction(l.avg, self.flows[i].size);
+                        if !red.byte_mode {
+                            p_all = p;
+                        }
+                        p
+                    } else {
+                        p_all
+                    };
+                    if p > 0.0 {
+                        let lost = p * l.arr[k] * dt;
+                        l.loss[k] += lost;
+                        inflow -= lost;
                     }
-                    inflow *= 1.0 - p;
                 }
+                inflow = inflow.max(0.0);
             }
             // Queue, eq. 3, as an exact mass balance over the step: never below 0, never
             // above the limit; what overflows is dropped (eq. 5).
@@ -675,10 +725,18 @@ impl Model {
                 q = l.qmax;
             }
             l.q = q;
-            if let Some(red) = self.red {
-                // EWMA per packet arrival, exact for a constant queue over the step.
-                let pkts = sum * dt / l.pkt;
-                l.avg += (1.0 - (1.0 - red.weight).powf(pkts)) * (q - l.avg);
+            if let Some(red) = &self.red {
+                // Floyd–Jacobson Fig. 2: avg ← (1 − w_q)·avg + w_q·q at every arrival,
+                // here for the step's arrivals at once (exact for a constant q over the
+                // step), then the idle-time decay avg ← (1 − w_q)^m·avg, m = the packets
+                // of mean_size the link could have sent while idle.
+                let q_unit = if red.in_bytes { q } else { q / l.pkt };
+                let arrivals = sum * dt / l.pkt;
+                l.avg = q_unit + (arrivals * red.ln_1mw).exp() * (l.avg - q_unit);
+                let idle_bytes = served - departed;
+                if idle_bytes > 0.0 {
+                    l.avg *= (idle_bytes / red.mean_size * red.ln_1mw).exp();
+                }
             }
 
             if drop > 0.0 {
@@ -915,15 +973,17 @@ pub fn run_seeded(
     Ok(collect(sc, m, series, seed, wall.elapsed().as_secs_f64()))
 }
 
-/// Map `f` over `items` on all cores (scoped threads pulling from a shared counter, so
-/// long and short items balance).
-fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(usize, &T) -> R + Sync) -> Vec<R> {
+/// Map `f` over `items` on `workers` threads (scoped threads pulling from a shared
+/// counter, so long and short items balance); results in input order.
+fn par_map<T: Sync, R: Send>(
+    items: &[T],
+    workers: usize,
+    f: impl Fn(usize, &T) -> R + Sync,
+) -> Vec<R> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
     let n = items.len();
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |p| p.get())
-        .min(n.max(1));
+    let workers = workers.clamp(1, n.max(1));
     let next = AtomicUsize::new(0);
     let out: Mutex<Vec<Option<R>>> = Mutex::new((0..n).map(|_| None).collect());
     std::thread::scope(|s| {
@@ -945,9 +1005,200 @@ fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(usize, &T) -> R + Sync) -> 
         .collect()
 }
 
+/// All cores of this machine.
+pub fn all_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |p| p.get())
+}
+
 /// Integrate many scenarios at once on all cores; results in input order.
 pub fn run_batch(scenarios: &[Scenario]) -> Vec<Result<Output, RunError>> {
-    par_map(scenarios, |_, sc| run(sc, &mut |_| true))
+    par_map(scenarios, all_cores(), |_, sc| run(sc, &mut |_| true))
+}
+
+/// The seed of replication `k` of a scenario with seed `seed`: derived by name
+/// (`replication/k`), so replications are reproducible and independent of how many
+/// are run. 63 bits, so that it can be written back into a scenario (TOML integers
+/// are signed 64-bit).
+pub fn replication_seed(seed: u64, k: usize) -> u64 {
+    crate::random::next_u64(&mut stream(seed, &format!("replication/{k}"))) >> 1
+}
+
+/// The per-run scalars of a batch table: column name and summary path (the names of
+/// summary.json, so a batch row reads like a run's summary).
+pub const BATCH_METRICS: &[(&str, &str)] = &[
+    ("utilization", "links.bottleneck.utilization"),
+    ("utilization_data", "links.bottleneck.utilization_data"),
+    ("throughput_bps", "links.bottleneck.throughput_bps"),
+    ("drop_rate", "links.bottleneck.drop_rate"),
+    ("queue_mean_pkts", "links.bottleneck.queue_mean_pkts"),
+    ("queue_max_pkts", "links.bottleneck.queue_max_pkts"),
+    ("queue_delay_mean_s", "links.bottleneck.queue_delay_mean_s"),
+    ("congestion_events", "links.bottleneck.congestion_events"),
+    ("sync_level_mean", "links.bottleneck.sync_level_mean"),
+    ("goodput_bps_total", "flows.goodput_bps_total"),
+    ("jain_fairness", "flows.jain_fairness"),
+    ("flows", "flows.count"),
+    ("duration_s", "duration_s"),
+    ("step_s", "step_s"),
+    ("steps", "steps"),
+    ("wall_s", "wall_s"),
+];
+
+/// A batch failed: which scenario (its index in the input) and why.
+#[derive(Debug, thiserror::Error)]
+#[error("scenarios[{index}]: {error}")]
+pub struct BatchError {
+    pub index: usize,
+    pub error: RunError,
+}
+
+/// The result of `batch`: one row per run, `BATCH_METRICS` plus `scenario` (index
+/// in the input), `replication` and `seed`; `names` has each row's scenario name.
+#[derive(Debug)]
+pub struct BatchTable {
+    pub table: Table,
+    pub names: Vec<String>,
+}
+
+/// Integrate `scenarios` × `replications` runs on `workers` threads, as one table.
+/// With one replication each scenario runs with its own seed (the row equals a
+/// single run of it); with more, replication k runs with `replication_seed(seed, k)`
+/// (the seeds `replicate` uses). Every scenario must be `engine = "fluid"`; the
+/// first failing scenario (lowest index) is reported by its index.
+pub fn batch(
+    scenarios: &[Scenario],
+    replications: usize,
+    workers: usize,
+) -> Result<BatchTable, BatchError> {
+    for (index, sc) in scenarios.iter().enumerate() {
+        if sc.engine != crate::scenario::Engine::Fluid {
+            return Err(BatchError {
+                index,
+                error: ScenarioError::at(
+                    "engine",
+                    "a fluid batch runs engine = \"fluid\" scenarios only",
+                )
+                .into(),
+            });
+        }
+        check_fields(sc).map_err(|e| BatchError {
+            index,
+            error: e.into(),
+        })?;
+    }
+    let reps = replications.max(1);
+    let jobs: Vec<(usize, usize, u64)> = scenarios
+        .iter()
+        .enumerate()
+        .flat_map(|(i, sc)| {
+            (0..reps).map(move |k| {
+                let seed = if reps == 1 {
+                    sc.seed
+                } else {
+                    replication_seed(sc.seed, k)
+                };
+                (i, k, seed)
+            })
+        })
+        .collect();
+    // Each worker keeps only the row, not the run's series and flow tables.
+    let rows = par_map(&jobs, workers, |_, &(i, _, seed)| {
+        run_seeded(&scenarios[i], seed, &mut |_| true).map(|o| {
+            let v: Vec<f64> = BATCH_METRICS.iter().map(|(_, p)| metric(&o, p)).collect();
+            (v, o.summary["name"].as_str().unwrap_or("").to_string())
+        })
+    });
+    let mut cols: Vec<Vec<f64>> = vec![Vec::with_capacity(jobs.len()); BATCH_METRICS.len()];
+    let mut names = Vec::with_capacity(jobs.len());
+    for (r, &(index, _, _)) in rows.into_iter().zip(&jobs) {
+        let (v, name) = r.map_err(|error| BatchError { index, error })?;
+        for (c, x) in cols.iter_mut().zip(v) {
+            c.push(x);
+        }
+        names.push(name);
+    }
+    let mut table = Table::default();
+    table.push(
+        "scenario",
+        Column::I64(jobs.iter().map(|j| j.0 as i64).collect()),
+    );
+    table.push(
+        "replication",
+        Column::I32(jobs.iter().map(|j| j.1 as i32).collect()),
+    );
+    table.push(
+        "seed",
+        Column::I64(jobs.iter().map(|j| j.2 as i64).collect()),
+    );
+    for ((name, _), c) in BATCH_METRICS.iter().zip(cols) {
+        table.push(name, Column::F64(c));
+    }
+    Ok(BatchTable { table, names })
+}
+
+impl BatchTable {
+    /// Per scenario: the number of runs and, for every metric, the mean and the 95 %
+    /// half-width (Student t; NaN with one run; runs where the metric is undefined,
+    /// such as `sync_level_mean` without congestion events, left out). Columns
+    /// `scenario`, `runs`, then `{metric}_mean`, `{metric}_ci95`.
+    pub fn estimates(&self) -> Table {
+        let Some(Column::I64(sc)) = self.table.get("scenario") else {
+            unreachable!("batch tables have a scenario column")
+        };
+        let mut groups: Vec<(i64, Vec<usize>)> = Vec::new();
+        for (row, &s) in sc.iter().enumerate() {
+            match groups.last_mut() {
+                Some((g, rows)) if *g == s => rows.push(row),
+                _ => groups.push((s, vec![row])),
+            }
+        }
+        let mut t = Table::default();
+        t.push(
+            "scenario",
+            Column::I64(groups.iter().map(|g| g.0).collect()),
+        );
+        t.push(
+            "runs",
+            Column::I64(groups.iter().map(|g| g.1.len() as i64).collect()),
+        );
+        for (name, _) in BATCH_METRICS {
+            let col = self.table.f64(name).expect("batch metric column");
+            let est: Vec<Estimate> = groups
+                .iter()
+                .map(|(_, rows)| {
+                    let xs: Vec<f64> = rows
+                        .iter()
+                        .map(|&r| col[r])
+                        .filter(|x| x.is_finite())
+                        .collect();
+                    Estimate::of(&xs)
+                })
+                .collect();
+            t.push(
+                &format!("{name}_mean"),
+                Column::F64(
+                    est.iter()
+                        .map(|e| if e.n > 0 { e.mean } else { f64::NAN })
+                        .collect(),
+                ),
+            );
+            t.push(
+                &format!("{name}_ci95"),
+                Column::F64(est.iter().map(|e| e.half_width).collect()),
+            );
+        }
+        t
+    }
+}
+
+/// A number in a summary by path; NaN where the summary has none (e.g. the mean
+/// synchronization level of a run without congestion events).
+fn metric(o: &Output, path: &str) -> f64 {
+    let mut v = &o.summary;
+    for k in path.split('.') {
+        v = &v[k];
+    }
+    v.as_f64().unwrap_or(f64::NAN)
 }
 
 /// Mean and 95 % confidence half-width (Student t, n − 1 degrees of freedom).
@@ -1005,14 +1256,13 @@ pub struct Replications {
     pub outputs: Vec<Output>,
 }
 
-/// Run `n` replications of a scenario, seeds derived from the scenario's seed by name
-/// (`replication/k`), on all cores; mean and 95 % CI of bottleneck utilization and
+/// Run `n` replications of a scenario, seeds `replication_seed(seed, k)`, on all cores; mean and 95 % CI of bottleneck utilization and
 /// Jain fairness.
 pub fn replicate(sc: &Scenario, n: usize) -> Result<Replications, RunError> {
-    let seeds: Vec<u64> = (0..n)
-        .map(|k| crate::random::next_u64(&mut stream(sc.seed, &format!("replication/{k}"))))
-        .collect();
-    let outs = par_map(&seeds, |_, &s| run_seeded(sc, s, &mut |_| true));
+    let seeds: Vec<u64> = (0..n).map(|k| replication_seed(sc.seed, k)).collect();
+    let outs = par_map(&seeds, all_cores(), |_, &s| {
+        run_seeded(sc, s, &mut |_| true)
+    });
     let outputs: Vec<Output> = outs.into_iter().collect::<Result<_, _>>()?;
     let u: Vec<f64> = outputs
         .iter()
@@ -1030,12 +1280,12 @@ pub fn replicate(sc: &Scenario, n: usize) -> Result<Replications, RunError> {
     })
 }
 
-/// The speed benchmark: 10 flows, 10 Gb/s, RTT 80–260 ms, 3000 s simulated, one core
-/// (study 004 §5.2's setting, HSTCP, buffer 0.1 BDP, X = 0.3). Returns the wall-clock
-/// seconds of the integration and the output.
+/// The speed benchmark: study 004 §5.2's setting — 10 HSTCP flows, 10 Gb/s, RTTs
+/// 80–260 ms (20 ms apart), buffer 0.1 BDP, X = 0.3 — 3000 s on one core (the same
+/// scenario as python/ccsim/bench.py). Returns the wall-clock seconds and the output.
 pub fn bench() -> (f64, Output) {
-    let text = r#"
-name = "fluid-bench"
+    let mut text = r#"
+name = "bench-fluid"
 engine = "fluid"
 duration = "3000s"
 [topology]
@@ -1043,14 +1293,19 @@ kind = "dumbbell"
 bottleneck_rate = "10Gbps"
 bottleneck_delay = "10ms"
 buffer = "0.1bdp"
-[[flows]]
-count = 10
-cc = "highspeed"
-rtt = { uniform = ["80ms", "260ms"] }
-tcp = { init_ssthresh = 1e9 }
+[tcp]
+init_ssthresh = 1e9
 [fluid]
 sync = { min_level = 0.3 }
-"#;
+"#
+    .to_string();
+    for i in 0..10 {
+        text += &format!(
+            "[[flows]]\ncc = \"highspeed\"\nrtt = \"{}ms\"\n",
+            80 + 20 * i
+        );
+    }
+    let text = text.as_str();
     let sc = crate::scenario::parse(text, &[]).expect("bench scenario parses");
     let t = std::time::Instant::now();
     let out = run(&sc, &mut |_| true).expect("bench runs");

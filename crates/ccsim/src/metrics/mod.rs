@@ -76,6 +76,7 @@ pub enum SeriesMetric {
     QueueBytes = 2,
     Throughput = 3,
     Cwnd = 4,
+    Ssthresh = 5,
 }
 
 pub const SERIES_METRICS: &[&str] = &[
@@ -84,6 +85,7 @@ pub const SERIES_METRICS: &[&str] = &[
     "queue_bytes",
     "throughput_bps",
     "cwnd_pkts",
+    "ssthresh_pkts",
 ];
 pub const SERIES_ENTITIES: &[&str] = &["link", "flow"];
 

@@ -236,6 +236,7 @@ pub fn build_dumbbell(sc: &Scenario) -> Result<(World, BuildInfo), ScenarioError
         let header = opts.header.map_or(40, |h| h.0) as u32;
         let recovery = match grp.recovery.as_deref() {
             Some("reno") => Recovery::Reno,
+            Some("sack") => Recovery::Sack,
             Some(_) => Recovery::NewReno,
             None if grp.cc.name == "reno" => Recovery::Reno,
             None => Recovery::NewReno,
@@ -256,6 +257,7 @@ pub fn build_dumbbell(sc: &Scenario) -> Result<(World, BuildInfo), ScenarioError
             timestamps: opts.timestamps.unwrap_or(true),
             dupthresh: opts.dupthresh.unwrap_or(3),
             recovery,
+            ecn: opts.ecn.unwrap_or(false),
             pacing: match &opts.pacing {
                 Some(pc) => pc
                     .mode()
@@ -275,6 +277,7 @@ pub fn build_dumbbell(sc: &Scenario) -> Result<(World, BuildInfo), ScenarioError
             sender.last_payload,
         );
         receiver.delayed_ack = opts.delayed_ack.unwrap_or(false);
+        receiver.sack = recovery == Recovery::Sack;
         if let Some(d) = opts.delack_timeout {
             receiver.delack_timeout = d.0;
         }
@@ -294,6 +297,9 @@ pub fn build_dumbbell(sc: &Scenario) -> Result<(World, BuildInfo), ScenarioError
             rtt_prop,
             p.size,
         ));
+        if let Some(fl) = flows.last_mut() {
+            fl.set_forced_drops(&grp.drop_segments);
+        }
     }
 
     // Poisson packet sources attach at the routers: their only queue is the bottleneck.

@@ -7,6 +7,7 @@ pub mod fq;
 pub mod fq_codel;
 pub mod red;
 pub mod spec;
+pub mod xcp;
 
 use crate::packet::Packet;
 use crate::random::Rng;
@@ -18,6 +19,7 @@ pub use fq::{Fq, FqConfig};
 pub use fq_codel::{FqCodel, FqCodelConfig};
 pub use red::{Red, RedConfig};
 pub use spec::QueueSpec;
+pub use xcp::{Xcp, XcpConfig};
 
 /// Build the queue a spec names, with the buffer `limit` (from `topology.buffer`),
 /// the link's `rate` (RED's idle-time decay needs it) and a `salt` for the flow hash
@@ -30,6 +32,7 @@ pub fn build_queue(spec: &QueueSpec, limit: Limit, rate: Rate, salt: u64) -> Box
         QueueSpec::Fq(c) => Box::new(Fq::new(c.clone(), limit, salt)),
         QueueSpec::Codel(c) => Box::new(Codel::new(c.clone(), limit)),
         QueueSpec::FqCodel(c) => Box::new(FqCodel::new(c.clone(), limit, salt)),
+        QueueSpec::Xcp(c) => Box::new(Xcp::new(c.clone(), limit, rate)),
     }
 }
 
@@ -64,6 +67,10 @@ pub trait Queue: Send {
     fn enqueue(&mut self, pkt: Packet, ctx: &mut QueueCtx);
     /// The next packet to transmit. Packets an AQM drops at dequeue go to `ctx.drops`.
     fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<Packet>;
+    /// A packet that found the link idle and the queue empty is transmitted at once
+    /// without being enqueued; a discipline that must see every packet (XCP counts
+    /// its input traffic and writes feedback into headers) acts on it here.
+    fn pass_through(&mut self, _pkt: &mut Packet, _ctx: &mut QueueCtx) {}
     fn len_pkts(&self) -> usize;
     fn len_bytes(&self) -> u64;
     fn is_empty(&self) -> bool {

@@ -1,5 +1,5 @@
 //! `topology.queue` in a scenario: `"droptail"`, `"red"`, `"fq"`, `"codel"`,
-//! `"fq_codel"`, or an inline table `{ kind = "red", min_th = "5pkt", ... }`.
+//! `"fq_codel"`, `"xcp"`, or an inline table `{ kind = "red", min_th = "5pkt", ... }`.
 //!
 //! The table is read key by key through the map the deserializer hands us, so that
 //! serde_path_to_error sees every key: a bad value is reported at its own path
@@ -11,6 +11,7 @@ use super::codel::CodelConfig;
 use super::fq::FqConfig;
 use super::fq_codel::FqCodelConfig;
 use super::red::{RedConfig, RedMode, Thresh};
+use super::xcp::XcpConfig;
 use crate::scenario::quantity::{Dur, SizeQ};
 use crate::units::Time;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
@@ -27,9 +28,10 @@ pub enum QueueSpec {
     Fq(FqConfig),
     Codel(CodelConfig),
     FqCodel(FqCodelConfig),
+    Xcp(XcpConfig),
 }
 
-const KINDS: &str = "droptail, red, fq, codel, fq_codel";
+const KINDS: &str = "droptail, red, fq, codel, fq_codel, xcp";
 
 /// The fields each kind accepts (besides `kind`).
 fn fields_of(kind: &str) -> Option<&'static [&'static str]> {
@@ -48,6 +50,14 @@ fn fields_of(kind: &str) -> Option<&'static [&'static str]> {
         "fq" => &["quantum", "buckets"],
         "codel" => &["target", "interval", "ecn"],
         "fq_codel" => &["quantum", "buckets", "target", "interval", "ecn"],
+        "xcp" => &[
+            "preset",
+            "alpha",
+            "beta",
+            "gamma",
+            "capacity",
+            "count_ack_bytes",
+        ],
         _ => return None,
     })
 }
@@ -66,6 +76,12 @@ const ALL_FIELDS: &[&str] = &[
     "buckets",
     "target",
     "interval",
+    "preset",
+    "alpha",
+    "beta",
+    "gamma",
+    "capacity",
+    "count_ack_bytes",
 ];
 
 /// A probability or weight in (0, 1].
@@ -125,6 +141,12 @@ struct Fields {
     buckets: Option<u32>,
     target: Option<Time>,
     interval: Option<Time>,
+    preset: Option<String>,
+    alpha: Option<f64>,
+    beta: Option<f64>,
+    gamma: Option<f64>,
+    capacity: Option<f64>,
+    count_ack_bytes: Option<bool>,
 }
 
 fn build(kind: &str, f: Fields, present: &[String]) -> Result<QueueSpec, String> {
@@ -226,6 +248,31 @@ fn build(kind: &str, f: Fields, present: &[String]) -> Result<QueueSpec, String>
             }
             QueueSpec::FqCodel(c)
         }
+        "xcp" => {
+            // A preset first, then any parameter given overrides it.
+            let mut c = match f.preset.as_deref() {
+                None => XcpConfig::default(),
+                Some(p) => XcpConfig::preset(p).ok_or_else(|| {
+                    format!("unknown xcp preset \"{p}\" (known: {})", XcpConfig::PRESETS)
+                })?,
+            };
+            if let Some(v) = f.alpha {
+                c.alpha = v;
+            }
+            if let Some(v) = f.beta {
+                c.beta = v;
+            }
+            if let Some(v) = f.gamma {
+                c.gamma = v;
+            }
+            if let Some(v) = f.capacity {
+                c.capacity = v;
+            }
+            if let Some(v) = f.count_ack_bytes {
+                c.count_ack_bytes = v;
+            }
+            QueueSpec::Xcp(c)
+        }
         _ => unreachable!("checked by fields_of"),
     })
 }
@@ -268,6 +315,12 @@ impl<'de> Visitor<'de> for SpecVisitor {
                 "buckets" => f.buckets = Some(map.next_value()?),
                 "target" => f.target = Some(map.next_value::<PosDur>()?.0),
                 "interval" => f.interval = Some(map.next_value::<PosDur>()?.0),
+                "preset" => f.preset = Some(map.next_value()?),
+                "alpha" => f.alpha = Some(map.next_value::<Frac>()?.0),
+                "beta" => f.beta = Some(map.next_value::<Frac>()?.0),
+                "gamma" => f.gamma = Some(map.next_value::<Frac>()?.0),
+                "capacity" => f.capacity = Some(map.next_value::<Frac>()?.0),
+                "count_ack_bytes" => f.count_ack_bytes = Some(map.next_value()?),
                 other => return Err(de::Error::unknown_field(other, ALL_FIELDS)),
             }
             if key != "kind" {
@@ -345,6 +398,26 @@ mod tests {
             panic!()
         };
         assert_eq!((c.buckets, c.quantum), (16, 1514));
+        assert_eq!(
+            parse("\"xcp\"").unwrap(),
+            QueueSpec::Xcp(XcpConfig::ORIGINAL)
+        );
+        let QueueSpec::Xcp(c) =
+            parse("{ kind = \"xcp\", preset = \"conservative\", count_ack_bytes = true }").unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(
+            (c.alpha, c.beta, c.gamma, c.capacity, c.count_ack_bytes),
+            (0.2, 0.056, 0.05, 0.9, true)
+        );
+        // An individual parameter overrides the preset's.
+        let QueueSpec::Xcp(c) =
+            parse("{ kind = \"xcp\", preset = \"conservative\", capacity = 0.95 }").unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!((c.alpha, c.capacity), (0.2, 0.95));
     }
 
     #[test]
@@ -378,5 +451,11 @@ mod tests {
         assert!(e.contains("missing field `kind`"), "{e}");
         let e = parse("{ kind = \"fq_codel\", buckets = 0 }").unwrap_err();
         assert!(e.contains("buckets must be at least 1"), "{e}");
+        let e = parse("{ kind = \"xcp\", preset = \"fast\" }").unwrap_err();
+        assert!(e.contains("unknown xcp preset \"fast\""), "{e}");
+        let e = parse("{ kind = \"xcp\", capacity = 1.5 }").unwrap_err();
+        assert!(e.starts_with("capacity: must be in (0, 1]"), "{e}");
+        let e = parse("{ kind = \"red\", alpha = 0.4 }").unwrap_err();
+        assert!(e.contains("`alpha` does not apply to kind \"red\""), "{e}");
     }
 }

@@ -136,6 +136,9 @@ pub struct TcpOpts {
     pub dupthresh: Option<u32>,
     /// `"none"` (default), `"leaky"`, `"rate"`, or a table (see tcp::pacer).
     pub pacing: Option<crate::tcp::pacer::PacingSpec>,
+    /// RFC 3168 ECN: data sent ECN-capable, the sender halves once per window on
+    /// ECN-Echo (default off).
+    pub ecn: Option<bool>,
 }
 
 impl TcpOpts {
@@ -157,7 +160,8 @@ impl TcpOpts {
             initial_rto,
             timestamps,
             dupthresh,
-            pacing
+            pacing,
+            ecn
         )
     }
 }
@@ -219,8 +223,8 @@ pub struct FlowGroup {
     pub count: u32,
     #[serde(default)]
     pub cc: CcSpec,
-    /// Loss recovery: "reno" | "newreno" (default: as the algorithm's name implies,
-    /// "reno" for cc = "reno", otherwise "newreno").
+    /// Loss recovery: "reno" | "newreno" | "sack" (RFC 6675; the receivers then send
+    /// SACK blocks). Default: "reno" for cc = "reno", otherwise "newreno".
     pub recovery: Option<String>,
     #[serde(default)]
     pub direction: Direction,
@@ -234,6 +238,10 @@ pub struct FlowGroup {
     pub access_delay: Option<DistSpec<Secs>>,
     #[serde(default)]
     pub tcp: TcpOpts,
+    /// Segment numbers (from 0) whose first transmission the network drops, in every
+    /// flow of the group: deterministic losses for testing loss recovery.
+    #[serde(default)]
+    pub drop_segments: Vec<u64>,
 }
 
 fn one() -> u32 {
@@ -417,11 +425,22 @@ impl Scenario {
                     "must be at least 1",
                 ));
             }
+            // XCP senders grow only by the routers' feedback (cc/xcp.rs).
+            if g.cc.name == "xcp"
+                && self.engine == Engine::Packet
+                && !matches!(t.queue, QueueSpec::Xcp(_))
+            {
+                return Err(ScenarioError::at(
+                    &format!("{p}.cc"),
+                    "\"xcp\" senders need XCP routers: set topology.queue = { kind = \"xcp\" } \
+                     (through any other queue their window would never grow)",
+                ));
+            }
             if let Some(r) = &g.recovery {
-                if r != "reno" && r != "newreno" {
+                if r != "reno" && r != "newreno" && r != "sack" {
                     return Err(ScenarioError::at(
                         &format!("{p}.recovery"),
-                        format!("unknown recovery \"{r}\" (known: reno, newreno)"),
+                        format!("unknown recovery \"{r}\" (known: reno, newreno, sack)"),
                     ));
                 }
             }

@@ -28,8 +28,13 @@ pub struct Receiver {
     pub acks_sent: u64,
     /// RFC 2018 SACK: report held ranges on every ACK.
     pub sack: bool,
+    /// RFC 3168 §6.1.3: echo ECE on every ACK from a CE mark until a CWR arrives.
+    ece: bool,
     /// The most recently received out-of-order segment (its block goes first).
     last_ooo: Option<u64>,
+    /// XCP: feedback (bytes) of the data received since the last ACK, echoed and
+    /// reset by the next ACK; None until an XCP data packet arrives.
+    xcp_feedback: Option<f64>,
 }
 
 impl Receiver {
@@ -59,7 +64,9 @@ impl Receiver {
             completed_at: None,
             acks_sent: 0,
             sack: false,
+            ece: false,
             last_ooo: None,
+            xcp_feedback: None,
         }
     }
 
@@ -85,6 +92,14 @@ impl Receiver {
             now,
         );
         p.ts_ecr = self.ts_recent;
+        if let Some(fb) = self.xcp_feedback.as_mut().map(std::mem::take) {
+            p.xcp = Some(crate::packet::XcpHeader {
+                cwnd: 0.0,
+                rtt: 0.0,
+                feedback: fb as f32,
+            });
+        }
+        p.ece = self.ece;
         if self.sack && !self.ooo.is_empty() {
             self.fill_sack(&mut p);
         }
@@ -158,6 +173,16 @@ impl Receiver {
     /// A data segment arrived. ACKs to send go to `out`.
     pub fn on_data(&mut self, pkt: &Packet, now: Time, out: &mut Vec<Packet>) {
         let seq = pkt.seq;
+        if let Some(h) = pkt.xcp {
+            *self.xcp_feedback.get_or_insert(0.0) += h.feedback as f64;
+        }
+        // RFC 3168 §6.1.3: CWR stops the echo; a CE on the same segment restarts it.
+        if pkt.cwr {
+            self.ece = false;
+        }
+        if pkt.ce {
+            self.ece = true;
+        }
         if seq == self.rcv_nxt {
             let had_holes = !self.ooo.is_empty();
             self.ts_recent = pkt.ts_val;
@@ -255,5 +280,33 @@ mod tests {
         r.on_delack_timer(Time(13), &mut out);
         assert_eq!(out.len(), 2);
         assert_eq!(out[1].seq, 3);
+    }
+
+    /// XCP echo: an ACK carries the summed feedback of the data it acknowledges, so a
+    /// delayed ACK of two segments returns both routers' verdicts; non-XCP flows get
+    /// no header.
+    #[test]
+    fn xcp_feedback_is_summed_per_ack() {
+        let mut r = Receiver::new(0, 1, 40, 1000, u64::MAX, 1000);
+        r.delayed_ack = true;
+        let mut out = Vec::new();
+        r.on_data(&data(0), Time(10), &mut out);
+        r.on_data(&data(1), Time(11), &mut out);
+        assert!(out[0].xcp.is_none());
+        let xcp = |seq: u64, feedback: f32| {
+            let mut p = data(seq);
+            p.xcp = Some(crate::packet::XcpHeader {
+                cwnd: 1e4,
+                rtt: 0.1,
+                feedback,
+            });
+            p
+        };
+        r.on_data(&xcp(2, 1.5), Time(12), &mut out);
+        r.on_data(&xcp(3, -0.25), Time(13), &mut out);
+        r.on_data(&xcp(4, 2.0), Time(14), &mut out);
+        r.on_delack_timer(Time(15), &mut out);
+        let fb: Vec<f32> = out[1..].iter().map(|p| p.xcp.unwrap().feedback).collect();
+        assert_eq!(fb, vec![1.25, 2.0]);
     }
 }

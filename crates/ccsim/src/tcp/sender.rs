@@ -1,4 +1,5 @@
-//! The TCP sender: window, loss recovery (Reno / NewReno), retransmission timer.
+//! The TCP sender: window, loss recovery (Reno / NewReno / SACK), retransmission
+//! timer, ECN reaction.
 //!
 //! Sequence numbers count segments. The congestion-control algorithm (`cc`) decides
 //! cwnd and ssthresh; everything else — duplicate-ACK counting, fast retransmit and
@@ -6,7 +7,7 @@
 //! recovery.
 
 use crate::cc::{AckInfo, CcState, CongestionControl, CongestionInfo, CongestionKind, RoundInfo};
-use crate::packet::{Packet, PktKind};
+use crate::packet::{Packet, PktKind, XcpHeader};
 use crate::tcp::pacer::{Pacer, PacingMode};
 use crate::tcp::rtt::RttEstimator;
 use crate::units::Time;
@@ -17,6 +18,8 @@ pub enum Recovery {
     Reno,
     /// RFC 6582: partial ACKs retransmit the next hole; recovery ends at `recover`.
     NewReno,
+    /// RFC 6675: conservative SACK-based recovery (scoreboard, pipe, NextSeg).
+    Sack,
 }
 
 #[derive(Clone, Debug)]
@@ -34,6 +37,8 @@ pub struct SenderConfig {
     pub dupthresh: u32,
     pub recovery: Recovery,
     pub pacing: PacingMode,
+    /// RFC 3168: send data as ECN-capable and react to ECN-Echo.
+    pub ecn: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -42,6 +47,10 @@ pub struct SenderStats {
     pub retransmits: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
+    /// Window reductions in response to ECN-Echo (RFC 3168 §6.1.2).
+    pub ecn_reductions: u64,
+    /// Total time spent in fast recovery (entry to exit or timeout).
+    pub recovery_time: Time,
     /// Data packets sent at the same instant as the previous one (bursts).
     pub back_to_back: u64,
 }
@@ -73,6 +82,18 @@ pub struct Sender {
     pub pace_at: Option<Time>,
     last_tx: Option<Time>,
     pub stats: SenderStats,
+    /// RFC 6675 scoreboard: SACKed ranges [start, end) above snd_una, sorted and
+    /// disjoint (a handful of holes, so every query is O(holes), not O(window)).
+    sacked: Vec<(u64, u64)>,
+    /// One past the highest segment retransmitted in this recovery (HighRxt + 1).
+    rxt_next: u64,
+    /// Segments below this that are not SACKed are lost (RFC 6675 IsLost).
+    lost_end: u64,
+    /// RFC 3168 §6.1.2: no second ECN reduction until snd_una passes this point.
+    ecn_recover: u64,
+    /// Set CWR on the next new data segment.
+    cwr_pending: bool,
+    recovery_start: Time,
     // Once-per-RTT bookkeeping.
     round_end: u64,
     round_min: Option<Time>,
@@ -125,6 +146,12 @@ impl Sender {
             pace_at: None,
             last_tx: None,
             stats: SenderStats::default(),
+            sacked: Vec::new(),
+            rxt_next: 0,
+            lost_end: 0,
+            ecn_recover: 0,
+            cwr_pending: false,
+            recovery_start: Time::ZERO,
             round_end: 0,
             round_min: None,
             round_sum: 0.0,
@@ -176,31 +203,174 @@ impl Sender {
             now,
         );
         p.retx = retx;
+        // XCP congestion header (Katabi et al. 2002, §3.2): cwnd in bytes on the wire,
+        // SRTT, and an unlimited request that the routers lower (cc/xcp.rs).
+        if self.cc.xcp() {
+            p.xcp = Some(XcpHeader {
+                cwnd: (self.st.cwnd * (self.cfg.mss + self.cfg.header) as f64) as f32,
+                rtt: self.rtt.srtt.unwrap_or(0.0) as f32,
+                feedback: f32::INFINITY,
+            });
+        }
+        // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
+        if self.cfg.ecn && !retx {
+            p.ect = true;
+            if self.cwr_pending {
+                p.cwr = true;
+                self.cwr_pending = false;
+            }
+        }
         out.push(p);
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
     }
 
+    /// Pacing gate: true if a packet may leave now; otherwise records when.
+    fn pace_ok(&mut self, now: Time) -> bool {
+        let pkt = (self.cfg.mss + self.cfg.header) as f64;
+        if let Some(iv) = self.pacer.interval(&self.st, self.rtt.srtt, pkt) {
+            if let Err(at) = self.pacer.take(now, iv) {
+                self.pace_at = Some(at);
+                return false;
+            }
+        }
+        true
+    }
+
     /// Send what the window (and the pacer) allows.
     pub fn try_send(&mut self, now: Time, out: &mut Vec<Packet>) {
-        let wnd = (self.st.cwnd.floor().max(1.0) as u64).min(self.cfg.rwnd);
         self.pace_at = None;
         let paced = self.pacer.active(&self.st);
+        if self.in_recovery && self.cfg.recovery == Recovery::Sack {
+            self.sack_send(paced, now, out);
+            return;
+        }
+        let wnd = (self.st.cwnd.floor().max(1.0) as u64).min(self.cfg.rwnd);
         while self.snd_nxt < self.limit && self.snd_nxt < self.snd_una + wnd {
-            if paced {
-                let pkt = (self.cfg.mss + self.cfg.header) as f64;
-                if let Some(iv) = self.pacer.interval(&self.st, self.rtt.srtt, pkt) {
-                    if let Err(at) = self.pacer.take(now, iv) {
-                        self.pace_at = Some(at);
-                        break;
-                    }
-                }
+            if paced && !self.pace_ok(now) {
+                break;
             }
             let seq = self.snd_nxt;
             self.segment(seq, now, out);
             self.snd_nxt += 1;
             self.high_tx = self.high_tx.max(self.snd_nxt);
+        }
+    }
+
+    // ---- RFC 6675 SACK-based recovery ---------------------------------------
+
+    /// Merge the ACK's SACK blocks into the scoreboard (RFC 6675 §5 step (A) "Update").
+    fn update_scoreboard(&mut self, ack: &Packet) {
+        for (s, e) in ack.sack_blocks() {
+            let s = s.max(self.snd_una);
+            let e = e.min(self.high_tx);
+            if s >= e {
+                continue;
+            }
+            // Ranges that overlap or touch [s, e) are i..j; replace them by one.
+            let i = self.sacked.partition_point(|&(_, re)| re < s);
+            let j = self.sacked.partition_point(|&(rs, _)| rs <= e);
+            if i < j {
+                let ns = s.min(self.sacked[i].0);
+                let ne = e.max(self.sacked[j - 1].1);
+                self.sacked[i] = (ns, ne);
+                self.sacked.drain(i + 1..j);
+            } else {
+                self.sacked.insert(i, (s, e));
+            }
+        }
+    }
+
+    /// Forget SACK state below the new cumulative ACK point.
+    fn advance_scoreboard(&mut self) {
+        let a = self.snd_una;
+        let k = self.sacked.partition_point(|&(_, e)| e <= a);
+        self.sacked.drain(..k);
+        if let Some(first) = self.sacked.first_mut() {
+            first.0 = first.0.max(a);
+        }
+    }
+
+    /// SACKed segments in [x, y).
+    fn sacked_in(&self, x: u64, y: u64) -> u64 {
+        self.sacked
+            .iter()
+            .map(|&(s, e)| e.min(y).saturating_sub(s.max(x)))
+            .sum()
+    }
+
+    /// RFC 6675 IsLost, as a boundary: a segment is lost when at least DupThresh
+    /// SACKed segments lie above it, so every un-SACKed segment below the
+    /// DupThresh-th SACKed segment from the top is lost.
+    fn compute_lost_end(&mut self) {
+        let need = self.cfg.dupthresh.max(1) as u64;
+        let mut acc = 0;
+        self.lost_end = self.snd_una;
+        for &(s, e) in self.sacked.iter().rev() {
+            if acc + (e - s) >= need {
+                self.lost_end = e - (need - acc);
+                return;
+            }
+            acc += e - s;
+        }
+    }
+
+    /// RFC 6675 §4 SetPipe, in segments: un-SACKed segments not deemed lost, plus
+    /// those retransmitted in this recovery (below HighRxt).
+    fn pipe(&self) -> u64 {
+        let una = self.snd_una;
+        let lo = self.lost_end.clamp(una, self.high_tx);
+        let not_lost = (self.high_tx - lo) - self.sacked_in(lo, self.high_tx);
+        let rx = self.rxt_next.clamp(una, self.high_tx);
+        let retx = (rx - una) - self.sacked_in(una, rx);
+        not_lost + retx
+    }
+
+    /// The lowest un-SACKed segment at or above `x`.
+    fn next_unsacked(&self, mut x: u64) -> u64 {
+        let i = self.sacked.partition_point(|&(_, e)| e <= x);
+        for &(s, e) in &self.sacked[i..] {
+            if s > x {
+                break;
+            }
+            x = x.max(e);
+        }
+        x
+    }
+
+    /// RFC 6675 §4 NextSeg: (1) the lowest lost segment above HighRxt, (2) new
+    /// data, (3) the lowest un-SACKed segment above HighRxt below HighACK. Rule 4
+    /// (rescue retransmission) is optional and not used.
+    fn next_seg(&self) -> Option<u64> {
+        let x = self.next_unsacked(self.rxt_next.max(self.snd_una));
+        if x < self.lost_end {
+            return Some(x);
+        }
+        if self.snd_nxt < self.limit && self.snd_nxt - self.snd_una < self.cfg.rwnd {
+            return Some(self.snd_nxt);
+        }
+        let high_ack = self.sacked.last().map_or(self.snd_una, |r| r.1);
+        (x < high_ack).then_some(x)
+    }
+
+    /// RFC 6675 §5 steps (C)-(E): send while cwnd - pipe >= 1 segment.
+    fn sack_send(&mut self, paced: bool, now: Time, out: &mut Vec<Packet>) {
+        self.compute_lost_end();
+        let mut pipe = self.pipe();
+        while self.st.cwnd - pipe as f64 >= 1.0 {
+            let Some(seq) = self.next_seg() else { break };
+            if paced && !self.pace_ok(now) {
+                break;
+            }
+            self.segment(seq, now, out);
+            if seq < self.high_tx {
+                self.rxt_next = self.rxt_next.max(seq + 1);
+            } else {
+                self.snd_nxt = seq + 1;
+                self.high_tx = self.snd_nxt;
+            }
+            pipe += 1;
         }
     }
 
@@ -223,14 +393,43 @@ impl Sender {
             return; // acknowledges data never sent: ignore
         }
         if a > self.snd_una {
-            self.on_new_ack(a, ack.ts_ecr, now, out);
+            self.on_new_ack(a, ack.ts_ecr, ack.xcp, now, out);
+            if self.cfg.recovery == Recovery::Sack {
+                self.update_scoreboard(ack);
+            }
         } else if a == self.snd_una && self.snd_una < self.high_tx {
+            if self.cfg.recovery == Recovery::Sack {
+                self.update_scoreboard(ack);
+            }
             self.on_dupack(now, out);
+        }
+        if ack.ece && self.cfg.ecn {
+            self.on_ecn_echo(now);
         }
         self.try_send(now, out);
     }
 
-    fn on_new_ack(&mut self, a: u64, ts_ecr: Time, now: Time, out: &mut Vec<Packet>) {
+    /// RFC 3168 §6.1.2: react to ECN-Echo as to a loss, at most once per window of
+    /// data, and not while already reducing for a loss; tell the receiver with CWR.
+    fn on_ecn_echo(&mut self, now: Time) {
+        if self.in_recovery || self.snd_una < self.ecn_recover {
+            return;
+        }
+        self.stats.ecn_reductions += 1;
+        self.congestion(CongestionKind::Ecn, now);
+        self.st.cwnd = self.st.ssthresh.max(1.0);
+        self.ecn_recover = self.high_tx;
+        self.cwr_pending = true;
+    }
+
+    fn on_new_ack(
+        &mut self,
+        a: u64,
+        ts_ecr: Time,
+        xcp: Option<XcpHeader>,
+        now: Time,
+        out: &mut Vec<Packet>,
+    ) {
         let acked = a - self.snd_una;
         // RTT sample: the timestamp echo (RFC 7323 §4.3), or the timed segment (Karn).
         let sample = if self.cfg.timestamps {
@@ -256,19 +455,30 @@ impl Sender {
         if self.snd_nxt < a {
             self.snd_nxt = a;
         }
+        if self.cfg.recovery == Recovery::Sack {
+            self.advance_scoreboard();
+        }
         self.round_acked += acked;
 
         if self.in_recovery {
             let full = match self.cfg.recovery {
                 Recovery::Reno => true,
-                Recovery::NewReno => a >= self.recover,
+                Recovery::NewReno | Recovery::Sack => a >= self.recover,
             };
             if full {
                 // RFC 6582 §3.2 step 3, option 2 (as ns-2): cwnd = ssthresh.
                 self.in_recovery = false;
+                self.stats.recovery_time += now - self.recovery_start;
                 self.dupacks = 0;
                 self.st.cwnd = self.st.ssthresh;
                 self.cc.on_recovery_exit(&mut self.st, now);
+            } else if self.cfg.recovery == Recovery::Sack {
+                // RFC 6675 §5 (C): a cumulative ACK inside recovery only updates the
+                // scoreboard; the caller then sends by pipe. RFC 6298 §5.3: restart
+                // the timer on an ACK of new data.
+                self.restart_timer(now);
+                self.end_round_if_due(now);
+                return;
             } else {
                 // Partial ACK (RFC 6582 §3.2 step 4): retransmit the next hole,
                 // deflate by the amount acked, add back one segment.
@@ -292,6 +502,9 @@ impl Sender {
                 min_rtt: self.rtt.min_rtt.unwrap_or(Time::ZERO),
                 in_flight: self.in_flight(),
                 in_recovery: false,
+                xcp_feedback: xcp.map_or(0.0, |h| {
+                    h.feedback as f64 / (self.cfg.mss + self.cfg.header) as f64
+                }),
             };
             self.cc.on_ack(&mut self.st, &info);
         }
@@ -322,6 +535,10 @@ impl Sender {
 
     fn on_dupack(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.dupacks += 1;
+        if self.cfg.recovery == Recovery::Sack {
+            self.sack_dupack(now, out);
+            return;
+        }
         if self.in_recovery {
             // RFC 5681 §3.2 step 4: inflate by one segment per further duplicate.
             self.st.cwnd += 1.0;
@@ -338,11 +555,41 @@ impl Sender {
         self.stats.fast_retransmits += 1;
         self.congestion(CongestionKind::FastRetransmit, now);
         self.in_recovery = true;
+        self.recovery_start = now;
         self.first_partial = true;
         self.recover = self.high_tx;
         self.st.cwnd = self.st.ssthresh + self.cfg.dupthresh as f64;
         let seq = self.snd_una;
         self.segment(seq, now, out);
+        self.restart_timer(now);
+    }
+
+    /// RFC 6675 §5: enter recovery on DupThresh duplicates or once IsLost(snd_una);
+    /// in recovery, duplicates need nothing here (the caller sends by pipe).
+    fn sack_dupack(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if self.in_recovery {
+            return;
+        }
+        self.compute_lost_end();
+        if self.dupacks < self.cfg.dupthresh && self.lost_end <= self.snd_una {
+            return;
+        }
+        // RFC 6675 §5.1: after a timeout, no new recovery until the cumulative ACK
+        // passes the RecoveryPoint set then.
+        if self.snd_una < self.recover {
+            return;
+        }
+        self.stats.fast_retransmits += 1;
+        self.congestion(CongestionKind::FastRetransmit, now);
+        self.in_recovery = true;
+        self.recovery_start = now;
+        self.recover = self.high_tx; // RecoveryPoint = HighData
+                                     // RFC 6675 §5 step (4.2): cwnd = ssthresh; (4.3) retransmit the first
+                                     // un-SACKed segment; then (4.4) send by pipe (the caller's try_send).
+        self.st.cwnd = self.st.ssthresh.max(1.0);
+        let seq = self.snd_una;
+        self.segment(seq, now, out);
+        self.rxt_next = seq + 1;
         self.restart_timer(now);
     }
 
@@ -367,11 +614,19 @@ impl Sender {
         self.congestion(CongestionKind::Timeout, now);
         // RFC 5681 §3.1: loss window of one segment; go back to the first unacked.
         self.st.cwnd = 1.0;
+        if self.in_recovery {
+            self.stats.recovery_time += now - self.recovery_start;
+        }
         self.in_recovery = false;
         self.dupacks = 0;
         self.recover = self.high_tx;
         self.snd_nxt = self.snd_una;
         self.timed = None;
+        // RFC 2018 §8: after a timeout the SACK information is not trusted (the
+        // receiver may have reneged); start the scoreboard afresh.
+        self.sacked.clear();
+        self.rxt_next = self.snd_una;
+        self.lost_end = self.snd_una;
         // RFC 6298 §5.5: back off the timer.
         self.rtt.backoff = (self.rtt.backoff + 1).min(16);
         self.rto_deadline = Some(now + self.rtt.rto());

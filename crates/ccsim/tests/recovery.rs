@@ -1,0 +1,183 @@
+//! Loss recovery with several losses in one window (RFC 6675 SACK against RFC 6582
+//! NewReno and RFC 5681 Reno), driven by deterministic drops, and ECN end to end
+//! (RFC 3168).
+
+use ccsim::{run, Output};
+
+fn must_run(sc: &str) -> Output {
+    let o = run(sc, &[]).unwrap_or_else(|e| panic!("scenario failed: {e}"));
+    assert_eq!(
+        o.summary["conservation"]["ok"], true,
+        "packet conservation: {}",
+        o.summary["conservation"]
+    );
+    o
+}
+
+fn col(o: &Output, name: &str) -> f64 {
+    o.flows
+        .f64(name)
+        .map(|c| c[0])
+        .unwrap_or_else(|| match o.flows.get(name) {
+            Some(ccsim::metrics::Column::I64(v)) => v[0] as f64,
+            _ => panic!("no column {name}"),
+        })
+}
+
+/// One flow, 10 Mb/s, RTT 100 ms (BDP 83 packets), a BDP buffer: no congestion loss
+/// in 6 s (the window stays below BDP + buffer = 166). The network drops the first
+/// transmission of `drops`, all inside one window (cwnd is about 65 at segment 200).
+/// The minimum RTO is raised to 3 s so that NewReno's recovery, one RTT per loss, is
+/// not cut short by its timer (RFC 6582's "impatient" variant restarts the timer
+/// only on the first partial ACK, so a recovery longer than one RTO ends in a
+/// timeout: that is a property of the variant, not of the losses).
+fn forced(recovery: &str, drops: &[u64]) -> Output {
+    let list: Vec<String> = drops.iter().map(|d| d.to_string()).collect();
+    must_run(&format!(
+        r#"
+duration = "6s"
+[topology]
+kind = "dumbbell"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "40ms"
+access_rate = "1Gbps"
+access_delay = "5ms"
+buffer = "bdp"
+[tcp]
+min_rto = "3s"
+[[flows]]
+cc = "newreno"
+recovery = "{recovery}"
+drop_segments = [{}]
+"#,
+        list.join(", ")
+    ))
+}
+
+const RTT: f64 = 0.1;
+
+#[test]
+fn sack_recovers_four_losses_in_one_round_trip() {
+    let o = forced("sack", &[200, 202, 204, 206]);
+    assert_eq!(col(&o, "timeouts"), 0.0);
+    assert_eq!(col(&o, "fast_retransmits"), 1.0, "one recovery episode");
+    // RFC 6675 retransmits exactly the lost segments: no spurious retransmission.
+    assert_eq!(col(&o, "retransmits"), 4.0);
+    let rec = col(&o, "recovery_s");
+    eprintln!("SACK: recovery {rec:.3} s = {:.2} RTT", rec / RTT);
+    // All holes are known after the first RTT of duplicate ACKs; recovery ends when
+    // the last retransmission is acknowledged, one RTT (plus the wait for pipe to
+    // fall below the halved cwnd, under half an RTT) after entry.
+    assert!(
+        rec > 0.9 * RTT && rec < 1.6 * RTT,
+        "SACK recovery took {rec:.3} s, expected about one RTT ({RTT} s)"
+    );
+}
+
+#[test]
+fn newreno_needs_one_round_trip_per_loss() {
+    let o = forced("newreno", &[200, 202, 204, 206]);
+    assert_eq!(col(&o, "timeouts"), 0.0);
+    assert_eq!(col(&o, "fast_retransmits"), 1.0);
+    assert_eq!(col(&o, "retransmits"), 4.0);
+    let rec = col(&o, "recovery_s");
+    eprintln!("NewReno: recovery {rec:.3} s = {:.2} RTT", rec / RTT);
+    // RFC 6582: each partial ACK reveals one hole, so four losses take four RTTs.
+    assert!(
+        rec > 3.6 * RTT && rec < 4.6 * RTT,
+        "NewReno recovery took {rec:.3} s, expected about 4 RTTs"
+    );
+}
+
+#[test]
+fn reno_times_out_on_four_losses_in_one_window() {
+    // Fall & Floyd (1996): Reno leaves fast recovery on the first partial ACK and
+    // halves again per further loss; with several losses in one window it is left
+    // without enough duplicate ACKs and waits for the retransmission timer.
+    let o = forced("reno", &[200, 202, 204, 206]);
+    assert!(
+        col(&o, "timeouts") >= 1.0,
+        "Reno recovered four losses without a timeout"
+    );
+    let s = forced("sack", &[200, 202, 204, 206]);
+    assert!(
+        col(&s, "bytes_delivered") > col(&o, "bytes_delivered"),
+        "SACK should deliver more than Reno after the same losses"
+    );
+}
+
+#[test]
+fn sack_recovers_a_burst_of_losses_without_timeout() {
+    // Ten losses in one window of ~65 segments, including two adjacent ones.
+    let drops = [150, 151, 155, 160, 162, 170, 171, 180, 190, 199];
+    let o = forced("sack", &drops);
+    assert_eq!(col(&o, "timeouts"), 0.0);
+    assert_eq!(col(&o, "fast_retransmits"), 1.0);
+    assert_eq!(col(&o, "retransmits"), drops.len() as f64);
+    let n = forced("newreno", &drops);
+    assert!(
+        col(&n, "recovery_s") > 5.0 * col(&o, "recovery_s"),
+        "NewReno ({:.3} s) should take several times SACK's recovery ({:.3} s)",
+        col(&n, "recovery_s"),
+        col(&o, "recovery_s")
+    );
+}
+
+/// Four flows through RED (min_th 20, max_th 60 packets) in a 300-packet buffer,
+/// 20 Mb/s, RTT 60 ms (BDP 100 packets).
+fn red_dumbbell(flows_ecn: bool) -> Output {
+    must_run(&format!(
+        r#"
+duration = "20s"
+warmup = "5s"
+[topology]
+kind = "dumbbell"
+bottleneck_rate = "20Mbps"
+bottleneck_delay = "20ms"
+access_rate = "1Gbps"
+access_delay = "5ms"
+buffer = "300pkt"
+queue = {{ kind = "red", min_th = "20pkt", max_th = "60pkt", ecn = true }}
+[tcp]
+ecn = {flows_ecn}
+[[flows]]
+count = 4
+cc = "newreno"
+"#
+    ))
+}
+
+fn sum_i64(o: &Output, name: &str) -> i64 {
+    match o.flows.get(name) {
+        Some(ccsim::metrics::Column::I64(v)) => v.iter().sum(),
+        _ => panic!("no column {name}"),
+    }
+}
+
+#[test]
+fn ecn_marks_instead_of_dropping_and_senders_back_off() {
+    let o = red_dumbbell(true);
+    let drops = o.get("links.bottleneck.drops");
+    let qmax = o.get("links.bottleneck.queue_max_pkts");
+    let reductions = sum_i64(&o, "ecn_reductions");
+    eprintln!(
+        "ECN: drops {drops}, max queue {qmax} pkt, ECN reductions {reductions}, utilization {:.3}",
+        o.get("links.bottleneck.utilization")
+    );
+    // RFC 3168 with RED: early decisions on ECT packets mark; a drop only happens
+    // when the average queue passes max_th. The senders halving once per window on
+    // ECE keep it below: no TCP packet is lost anywhere.
+    assert_eq!(drops, 0.0, "ECN-capable flows lost packets at RED");
+    assert_eq!(sum_i64(&o, "losses"), 0);
+    assert!(reductions > 0, "no sender reacted to ECN-Echo");
+    // Without a reaction the windows would grow until the 300-packet buffer
+    // overflowed; with it the instantaneous queue stays near RED's thresholds.
+    assert!(
+        qmax <= 120.0,
+        "queue reached {qmax} packets: senders did not back off"
+    );
+    // The same RED queue drops the same flows when they are not ECN-capable.
+    let n = red_dumbbell(false);
+    assert!(n.get("links.bottleneck.drops") > 0.0);
+    assert_eq!(sum_i64(&n, "ecn_reductions"), 0);
+}
