@@ -70,6 +70,10 @@ def test_batch_rows_equal_individual_runs():
         assert row["jain_fairness"] == s["flows"]["jain_fairness"]
         assert row["goodput_bps_total"] == s["flows"]["goodput_bps_total"]
         assert row["steps"] == s["steps"]
+    # Progress: one call per run, the last with every run done.
+    calls = []
+    ccsim.fluid_batch(scenarios, progress=lambda done, total: calls.append((done, total)))
+    assert sorted(calls) == [(1, 3), (2, 3), (3, 3)]
     # The 75 % bound of one AIMD flow without a buffer (±2 points, tests/fluid.rs).
     assert abs(df.iloc[0]["utilization"] - 0.75) < 0.02
     # The random policy makes seeds matter.
@@ -96,10 +100,21 @@ def test_bad_scenario_in_batch_names_its_index():
         ccsim.fluid_batch([fq])
     with pytest.raises(ccsim.ScenarioError, match=r"^scenarios\[1\]: .*invalid TOML"):
         ccsim.fluid_batch([ONE_AIMD, "duration = "])
+    # One scenario: the message starts at the field path.
+    with pytest.raises(ccsim.ScenarioError, match=r"^flows\[1\]\.cc: .*warp"):
+        ccsim.fluid_replicate(bad_cc, 3)
     with pytest.raises(ccsim.ScenarioError, match="replications"):
         ccsim.fluid_batch([ONE_AIMD], replications=0)
     with pytest.raises(ccsim.ScenarioError, match="threads"):
         ccsim.fluid_batch([ONE_AIMD], threads=0)
+
+
+def test_progress_error_stops_the_batch():
+    def boom(done, total):
+        raise RuntimeError(f"stop at {done}/{total}")
+
+    with pytest.raises(RuntimeError, match="stop at 1/"):
+        ccsim.fluid_batch([ONE_AIMD] * 6, threads=1, progress=boom)
 
 
 def test_replications_mean_and_interval():

@@ -21,6 +21,7 @@ from ccsim._core import ScenarioError, SimulationError
 from ccsim._fluid import fluid_batch, fluid_replicate
 from ccsim._results import Run, decode_table, load
 from ccsim._scenario import Scenario, apply_overrides, check_syntax, normalize_overrides, resolve
+from ccsim.sweep import Sweep, sweep
 
 try:
     __version__ = _metadata.version("ccsim")
@@ -31,6 +32,7 @@ __all__ = [
     "Run",
     "ScenarioError",
     "SimulationError",
+    "Sweep",
     "core_version",
     "decode_table",
     "fluid_batch",
@@ -38,6 +40,7 @@ __all__ = [
     "load",
     "run",
     "scenario_text",
+    "sweep",
     "validate",
 ]
 

@@ -6,7 +6,7 @@ on its own thread, the GIL released, and the results come back as one table.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import pandas as pd
@@ -38,13 +38,29 @@ def _check_count(name: str, value: int | None) -> None:
         raise ScenarioError(f"{name}: must be a whole number >= 1, got {value!r}")
 
 
+Progress = bool | Callable[[int, int], Any]
+
+
 def _batch(
-    scenarios: Iterable[Scenario], set: Overrides, replications: int, threads: int | None
+    scenarios: Iterable[Scenario],
+    set: Overrides,  # noqa: A002
+    replications: int,
+    threads: int | None,
+    progress: Progress = False,
 ) -> dict[str, Any]:
     _check_count("replications", replications)
     _check_count("threads", threads)
     texts = _texts(scenarios)
-    return _core.fluid_batch(texts, normalize_overrides(set), replications, threads)
+    overrides = normalize_overrides(set)
+    if progress is True:
+        from ccsim._progress import LazyProgress
+
+        with LazyProgress("fluid batch") as bar:
+            return _core.fluid_batch(
+                texts, overrides, replications, threads, lambda done, total: bar(done / total)
+            )
+    hook = progress if callable(progress) else None
+    return _core.fluid_batch(texts, overrides, replications, threads, hook)
 
 
 def fluid_batch(
@@ -53,6 +69,7 @@ def fluid_batch(
     set: Overrides = None,  # noqa: A002
     replications: int = 1,
     threads: int | None = None,
+    progress: Progress = False,
 ) -> pd.DataFrame:
     """Integrate many fluid scenarios at once, on every core, and return one table.
 
@@ -62,6 +79,9 @@ def fluid_batch(
     row equals ``ccsim.run`` of it); with n > 1, run k uses a seed derived from the
     scenario's seed by name (``replication/k``).
     *threads*: worker threads (default: all cores).
+    *progress*: ``True`` for a progress bar (shown if the batch takes more than half a
+    second), or a callable receiving (runs done, runs in all). Ctrl-C stops the batch
+    after the runs in flight.
 
     Returns one row per run: ``scenario`` (index in *scenarios*), ``name``,
     ``replication``, ``seed`` and the summary's scalars (``utilization``,
@@ -71,7 +91,7 @@ def fluid_batch(
     Raises ``ScenarioError`` naming the scenario's index (``scenarios[3]: ...``) if any
     scenario is invalid or not a fluid scenario; nothing runs then.
     """
-    result = _batch(scenarios, set, replications, threads)
+    result = _batch(scenarios, set, replications, threads, progress)
     df = decode_table(result["table"])
     df.insert(1, "name", pd.Categorical(result["names"]))
     return df
@@ -91,7 +111,12 @@ def fluid_replicate(
     mean. The seeds are those of ``fluid_batch(..., replications=n)``.
     """
     _check_count("n", n)
-    est = decode_table(_batch([scenario], set, n, threads)["estimates"])
+    try:
+        result = _batch([scenario], set, n, threads)
+    except ScenarioError as e:
+        # One scenario: its index says nothing.
+        raise ScenarioError(str(e).removeprefix("scenarios[0]: ")) from None
+    est = decode_table(result["estimates"])
     row = est.iloc[0]
     metrics = [c[: -len("_mean")] for c in est.columns if c.endswith("_mean")]
     return pd.DataFrame(

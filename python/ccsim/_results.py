@@ -7,6 +7,7 @@ import os
 import shutil
 import tempfile
 import uuid
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,9 @@ SERIES_FILE = "series.parquet"
 FLOWS_FILE = "flows.parquet"
 SCENARIO_FILE = "scenario.toml"
 RUN_FILES = (SUMMARY_FILE, SERIES_FILE, FLOWS_FILE, SCENARIO_FILE)
+# Written only when the scenario asks for them ([output] events, pcap).
+EVENTS_FILE = "events.parquet"
+PCAP_SUFFIX = ".pcap"
 
 
 def decode_table(table: Mapping[str, Any] | None) -> pd.DataFrame:
@@ -59,7 +63,11 @@ class Run:
 
     ``summary``: the scalars (see ``summary.json``); ``series``: tidy time series with
     columns time, entity, id, metric, value; ``flows``: one row per flow;
-    ``scenario_text``: the scenario that ran (overrides applied).
+    ``scenario_text``: the scenario that ran (overrides applied); ``events``: every
+    drop and congestion event when ``[output] events = true`` (docs/metrics.md), else
+    None; ``pcap``: link name -> path of its trace when ``[output] pcap`` lists links
+    (after ``ccsim.run``, in a temporary directory removed with this object: ``write``
+    copies the traces into the run directory).
     """
 
     summary: dict[str, Any]
@@ -67,19 +75,45 @@ class Run:
     flows: pd.DataFrame
     scenario_text: str
     overrides: list[str] = field(default_factory=list)
+    events: pd.DataFrame | None = None
+    pcap: dict[str, Path] = field(default_factory=dict)
 
     @classmethod
     def _from_core(cls, result: Mapping[str, Any], scenario_text: str, overrides: list[str]):
         summary = result.get("summary", {})
         if isinstance(summary, str | bytes):
             summary = json.loads(summary)
-        return cls(
+        events = result.get("events")
+        run = cls(
             summary=dict(summary),
             series=decode_table(result.get("series")),
             flows=decode_table(result.get("flows")),
             scenario_text=scenario_text,
             overrides=list(overrides),
+            events=None if events is None else decode_table(events),
+            pcap={link: Path(path) for link, path, _packets in result.get("pcap") or []},
         )
+        # The core wrote the traces into a fresh temporary directory: it goes with the
+        # Run object (``write`` copies the traces into the run directory first).
+        for d in {p.parent for p in run.pcap.values()}:
+            weakref.finalize(run, shutil.rmtree, d, True)
+        return run
+
+    @property
+    def drops(self) -> pd.DataFrame:
+        """The drop rows of ``events`` (raises if the run recorded no events)."""
+        return self._events_of("drop")
+
+    @property
+    def congestion_events(self) -> pd.DataFrame:
+        """The congestion-event rows of ``events``: one per event and queue, with the
+        flows that lost (``flows_lost``), those active and their ratio (``sync``)."""
+        return self._events_of("congestion")
+
+    def _events_of(self, kind: str) -> pd.DataFrame:
+        if self.events is None:
+            raise ValueError("this run recorded no events: set [output] events = true")
+        return self.events[self.events["kind"] == kind].reset_index(drop=True)
 
     @property
     def name(self) -> str | None:
@@ -133,6 +167,10 @@ class Run:
             os.fsync(f.fileno())
         self.series.to_parquet(d / SERIES_FILE, engine="pyarrow", index=False)
         self.flows.to_parquet(d / FLOWS_FILE, engine="pyarrow", index=False)
+        if self.events is not None:
+            self.events.to_parquet(d / EVENTS_FILE, engine="pyarrow", index=False)
+        for link, path in self.pcap.items():
+            shutil.copyfile(path, d / f"{link}{PCAP_SUFFIX}")
         with open(d / SCENARIO_FILE, "w", encoding="utf-8") as f:
             f.write(self.scenario_text)
             if not self.scenario_text.endswith("\n"):
@@ -146,11 +184,14 @@ def load(directory: str | os.PathLike) -> Run:
     d = Path(directory)
     with open(d / SUMMARY_FILE, encoding="utf-8") as f:
         summary = json.load(f)
+    events = d / EVENTS_FILE
     return Run(
         summary=summary,
         series=pd.read_parquet(d / SERIES_FILE, engine="pyarrow"),
         flows=pd.read_parquet(d / FLOWS_FILE, engine="pyarrow"),
         scenario_text=(d / SCENARIO_FILE).read_text(encoding="utf-8"),
+        events=pd.read_parquet(events, engine="pyarrow") if events.exists() else None,
+        pcap={p.stem: p for p in sorted(d.glob(f"*{PCAP_SUFFIX}"))},
     )
 
 

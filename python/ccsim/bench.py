@@ -26,10 +26,21 @@ class BenchConfig:
     access_rate: str
     buffer: str
     duration_s: float
+    # One row per algorithm family runs config B's network with another sender or
+    # router: these name the algorithm, the loss recovery, pacing and the queue.
+    cc: str = "newreno"
+    recovery: str | None = None
+    pacing: str | None = None
+    queue: str | None = None
 
     def describe(self) -> str:
         flows = f"{self.flows} flow" + ("s" if self.flows != 1 else "")
-        return f"{flows}, {self.bottleneck_rate}, buffer {self.buffer}"
+        extra = "".join(
+            f", {x}"
+            for x in (self.recovery, self.pacing and f"{self.pacing} pacing", self.queue)
+            if x
+        )
+        return f"{flows}, {self.cc}{extra}, {self.bottleneck_rate}, buffer {self.buffer}"
 
     def scenario(self, duration_scale: float = 1.0, seed: int = 1) -> str:
         duration = self.duration_s * duration_scale
@@ -48,11 +59,14 @@ bottleneck_delay = "25ms"
 access_rate = "{self.access_rate}"
 access_delay = "12.5ms"
 buffer = "{self.buffer}"
+{f'queue = "{self.queue}"' if self.queue else ""}
 
 [[flows]]
 count = {self.flows}
-cc = "newreno"
+cc = "{self.cc}"
 start = {{ uniform = ["0s", "1s"] }}
+{f'recovery = "{self.recovery}"' if self.recovery else ""}
+{f'tcp = {{ pacing = "{self.pacing}" }}' if self.pacing else ""}
 
 [tcp]
 mss = "1460B"
@@ -72,6 +86,13 @@ CONFIGS: dict[str, BenchConfig] = {
         BenchConfig("B", 10, "1Gbps", "10Gbps", "stanford", 30),
         BenchConfig("C", 100, "1Gbps", "10Gbps", "20pkt", 30),
         BenchConfig("D", 100, "100Mbps", "1Gbps", "bdp", 60),
+        # One row per algorithm family on config B's network.
+        BenchConfig("HSTCP", 10, "1Gbps", "10Gbps", "stanford", 30, "highspeed", "sack"),
+        BenchConfig("CUBIC", 10, "1Gbps", "10Gbps", "stanford", 30, "cubic"),
+        BenchConfig("VEGAS", 10, "1Gbps", "10Gbps", "stanford", 30, "vegas"),
+        BenchConfig("CTCP", 10, "1Gbps", "10Gbps", "stanford", 30, "compound"),
+        BenchConfig("PACED", 10, "1Gbps", "10Gbps", "stanford", 30, pacing="leaky"),
+        BenchConfig("XCP", 10, "1Gbps", "10Gbps", "bdp", 30, "xcp", pacing="leaky", queue="xcp"),
     )
 }
 
@@ -150,7 +171,7 @@ def run_fluid(duration_scale: float = 1.0, batch: int = FLUID_BATCH_N) -> list[F
         texts = [fluid_scenario(batch_s, seed) for seed in range(1, batch + 1)]
         cores = os.cpu_count() or 1
         t0 = time.perf_counter()
-        df = ccsim.fluid_batch(texts)
+        df = ccsim.fluid_batch(texts, progress=True)
         wall = time.perf_counter() - t0
         rows.append(
             FluidBenchRow(

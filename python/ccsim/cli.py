@@ -98,6 +98,8 @@ def run_cmd(
         _fail(f"simulation failed: {e}", EXIT_SIM)
     except KeyboardInterrupt:
         _fail("interrupted", EXIT_INTERRUPT)
+    except OSError as e:  # a pcap trace could not be written
+        _fail(f"cannot write a trace: {e}", EXIT_IO)
     if output is not None:
         try:
             result.write(output)
@@ -232,6 +234,259 @@ def bench_cmd(only: str | None, duration_scale: float, fluid: bool, batch: int) 
     out.print(table)
 
 
+# ---------------------------------------------------------------- sweeps (ccsim.sweep)
+
+
+@main.command("sweep")
+@click.argument("scenario")
+@click.option("-o", "--output", "output", required=True, metavar="DIR", help="Sweep directory.")
+@click.option(
+    "--grid",
+    "grids",
+    multiple=True,
+    metavar="PATH=[V1,V2,...]",
+    help="Sweep a field over these values (repeatable; adds to and overrides [sweep]), "
+    'e.g. --grid \'topology.buffer=["0.25bdp","bdp"]\'.',
+)
+@click.option("--seeds", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Replications per grid point (seeds seed, seed+1, ...).")  # fmt: skip
+@click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE",
+              help="Override a field in every run (repeatable).")  # fmt: skip
+@click.option("--scheduler", metavar="ADDRESS", help="Run on this Dask scheduler.")
+@click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Local worker processes (default: every core).")  # fmt: skip
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar and no table.")
+def sweep_cmd(
+    scenario: str,
+    output: str,
+    grids: tuple[str, ...],
+    seeds: int | None,
+    overrides: tuple[str, ...],
+    scheduler: str | None,
+    workers: int | None,
+    quiet: bool,
+) -> None:
+    """Run every point of a parameter sweep of SCENARIO into DIR (resumable).
+
+    Exit status 3 if any run failed (the others are kept; run again to retry)."""
+    from ccsim.sweep import parse_grid_option, sweep
+
+    sets = _check_overrides(overrides)
+    try:
+        grid = dict(parse_grid_option(g) for g in grids)
+        result = sweep(
+            scenario,
+            grid,
+            directory=output,
+            seeds=seeds,
+            set=sets,
+            workers=workers,
+            scheduler=scheduler,
+            progress=not quiet,
+            console=err,
+        )
+    except ccsim.ScenarioError as e:
+        _fail(e, EXIT_INPUT)
+    except ccsim.SimulationError as e:
+        _fail(e, EXIT_SIM)
+    except KeyboardInterrupt:
+        _fail(
+            f"interrupted; finished runs are kept in {output}: run again to go on", EXIT_INTERRUPT
+        )
+    except OSError as e:
+        _fail(f"cannot write {output}: {e.strerror or e}", EXIT_IO)
+    if not quiet:
+        out.print(
+            f"{output}: {result.ran} ran, {result.skipped} already done, "
+            f"{result.failed} failed ({result.wall_s:.1f} s)",
+            markup=False,
+            soft_wrap=True,
+        )
+        _print_sweep_table(result)
+    if result.failed:
+        for _, r in result.failures().iterrows():
+            err.print(f"failed: run {r['run_id']}: {r['error']}", markup=False)
+        sys.exit(EXIT_SIM)
+
+
+@main.command("query")
+@click.argument("directory")
+@click.argument("sql")
+@click.option("--csv", "as_csv", is_flag=True, help="Print CSV instead of a table.")
+def query_cmd(directory: str, sql: str, as_csv: bool) -> None:
+    """Run SQL (DuckDB) over the sweep in DIRECTORY: views runs, series, flows."""
+    from ccsim.store import query
+
+    try:
+        df = query(directory, sql)
+    except ccsim.ScenarioError as e:
+        _fail(e, EXIT_INPUT)
+    if as_csv:
+        click.echo(df.to_csv(index=False), nl=False)
+    else:
+        _print_frame(df, None)
+
+
+@main.command("plot")
+@click.argument("directory")
+@click.option("-o", "--output", required=True, metavar="FILE", help=".pdf, .svg or .png")
+@click.option("--x", "x", metavar="PATH", help="Swept path on the x axis (with --y).")
+@click.option("--y", "y", metavar="METRIC", help="Catalogue metric against --x.")
+@click.option("--by", metavar="PATH", help="One line (or curve) per value of this path.")
+@click.option("--series", metavar="METRIC", help="Time series (cwnd_pkts, queue_pkts, ...).")
+@click.option("--run", "run_id", metavar="ID", help="With --series in a sweep: which run.")
+@click.option("--cdf", metavar="COLUMN", help="CDF of a per-flow column (fct_s, goodput_bps).")
+@click.option("--source", type=click.Choice(["flows", "runs"]), default="flows",
+              show_default=True, help="With --cdf: per-flow or per-run values.")  # fmt: skip
+@click.option("--logx", is_flag=True, help="Logarithmic x axis.")
+@click.option("--logy", is_flag=True, help="Logarithmic y axis.")
+def plot_cmd(
+    directory: str,
+    output: str,
+    x: str | None,
+    y: str | None,
+    by: str | None,
+    series: str | None,
+    run_id: str | None,
+    cdf: str | None,
+    source: str,
+    logx: bool,
+    logy: bool,
+) -> None:
+    """Draw a figure from a sweep directory (or, with --series, a run directory).
+
+    \b
+      ccsim plot DIR --x topology.buffer --y utilization --by 'flows[0].cc' -o u.pdf
+      ccsim plot DIR --series cwnd_pkts [--run ID] -o cwnd.png
+      ccsim plot DIR --cdf fct_s --by 'flows[0].cc' -o fct.svg
+    """
+    from ccsim import plots
+    from ccsim.sweep import SWEEP_FILE, Sweep
+
+    kinds = [k for k in (y, series, cdf) if k]
+    if len(kinds) != 1:
+        _fail("give exactly one of --y (with --x), --series, --cdf", EXIT_INPUT)
+    try:
+        if y:
+            if not x:
+                _fail("--y needs --x PATH (a swept path)", EXIT_INPUT)
+            fig = plots.metric_vs_param(directory, x, y, by=by, logx=logx, logy=logy)
+        elif series:
+            d = Path(directory)
+            if (d / SWEEP_FILE).is_file():
+                sw = Sweep(d)
+                ids = sw.run_ids()
+                if not ids:
+                    _fail(f"{d}: no finished runs", EXIT_INPUT)
+                if run_id is not None and run_id not in ids:
+                    _fail(f"--run: no finished run {run_id!r} in {d}", EXIT_INPUT)
+                d = sw.runs_dir / (run_id or ids[0])
+            if not (d / "series.parquet").is_file():
+                _fail(f"{d}: no series.parquet (not a run directory)", EXIT_INPUT)
+            fig = plots.timeseries(d, series)
+            if logy:
+                fig.axes[0].set_yscale("log")
+        else:
+            fig = plots.cdf(directory, cdf, by=by, source=source, logx=logx)
+        plots.save(fig, output)
+    except ccsim.ScenarioError as e:
+        _fail(e, EXIT_INPUT)
+    except OSError as e:
+        _fail(f"cannot write {output}: {e.strerror or e}", EXIT_IO)
+    out.print(f"figure written to {output}", markup=False)
+
+
+@main.command("report")
+@click.argument("directory")
+@click.option("-o", "--output", required=True, metavar="FILE", help="The HTML file.")
+@click.option("--png", is_flag=True, help="Embed figures as PNG instead of inline SVG.")
+def report_cmd(directory: str, output: str, png: bool) -> None:
+    """Write one self-contained HTML page for the sweep in DIRECTORY."""
+    from ccsim.report import report
+
+    try:
+        report(directory, output, image_format="png" if png else "svg")
+    except ccsim.ScenarioError as e:
+        _fail(e, EXIT_INPUT)
+    except OSError as e:
+        _fail(f"cannot write {output}: {e.strerror or e}", EXIT_IO)
+    out.print(f"report written to {output}", markup=False)
+
+
+@main.command("reproduce")
+@click.argument("study")
+@click.option("--figure", "figures", multiple=True, metavar="NAME", help="Only this figure.")
+@click.option("--quick", is_flag=True, help="Scaled down: fewer points, seeds, shorter runs.")
+@click.option("-o", "--output", default=None, metavar="DIR", help="Default: out/reproduce/STUDY.")
+@click.option("-j", "--workers", type=click.IntRange(min=1), default=None, metavar="N")
+def reproduce_cmd(
+    study: str, figures: tuple[str, ...], quick: bool, output: str | None, workers: int | None
+) -> None:
+    """Reproduce the figures of STUDY (003, 004): run, plot, check the study's claims."""
+    from ccsim import reproduce
+
+    target = output or f"out/reproduce/{study}{'-quick' if quick else ''}"
+    try:
+        res = reproduce.reproduce(
+            study,
+            figure=list(figures) or None,
+            quick=quick,
+            out=target,
+            workers=workers,
+            progress=True,
+            log=lambda line: err.print(line, markup=False),
+        )
+    except ccsim.ScenarioError as e:
+        _fail(e, EXIT_INPUT)
+    except ccsim.SimulationError as e:
+        _fail(f"simulation failed: {e}", EXIT_SIM)
+    except KeyboardInterrupt:
+        _fail("interrupted", EXIT_INTERRUPT)
+    except OSError as e:
+        _fail(f"cannot write {target}: {e.strerror or e}", EXIT_IO)
+    t = Table(title=f"study {study} ({'quick' if quick else 'full'}, {res.wall_s:.0f} s)")
+    for col in ("figure", "claim", "study", "ccsim", "holds"):
+        t.add_column(col)
+    for f in res.figures:
+        for c in f.claims:
+            mark = {True: "yes", False: "[red]no[/]", None: "—"}[c.holds]
+            t.add_row(f.name, c.text, c.study, c.ccsim, mark)
+    out.print(t)
+    out.print(f"figures and report.md written to {target}", markup=False)
+
+
+def _print_sweep_table(result: Any) -> None:
+    from ccsim.plots import label, quantity
+
+    cat = result.catalogue()
+    wanted = ("utilization", "drop_rate", "queue_delay_mean_s", "flows_jain_fairness")
+    metrics = [m for m in wanted if m in cat.columns]
+    if cat.empty or not metrics or not (cat["status"] == "done").any():
+        return
+    tab = result.table(metrics=metrics)
+    params = [c for c in result.params if c in tab.columns]
+    t = Table(title="mean ± 95 % confidence interval across seeds", title_justify="left")
+    for col in [*params, "runs", *(label(m) for m in metrics)]:
+        t.add_column(col, justify="left" if col in params else "right")
+    for _, r in tab.iterrows():
+        cells = [str(r[p]) for p in params] + [str(int(r["runs"]))]
+        for m in metrics:
+            scale = quantity(m)[2]
+            mean, ci = r[f"{m}_mean"] * scale, r[f"{m}_ci95"] * scale
+            cells.append(_fmt(mean) + ("" if not math.isfinite(ci) else f" ± {_fmt(ci, 2)}"))
+        t.add_row(*cells)
+    out.print(t)
+
+
+def _print_frame(df: Any, title: str | None) -> None:
+    t = Table(title=title, title_justify="left")
+    for col in df.columns:
+        t.add_column(str(col), justify="right")
+    for row in df.itertuples(index=False):
+        t.add_row(*(_fmt(v) if not isinstance(v, str) else v for v in row))
+    out.print(t)
+
+
 # ---------------------------------------------------------------- summary printing
 
 
@@ -332,6 +587,18 @@ def print_summary(run: ccsim.Run, console: Console) -> None:
             f"{_fmt(b.get('queue_max_bytes'))} / {_fmt(b.get('queue_mean_bytes'))}",
         )
         t.add_row("mean queueing delay", f"{_scaled(b.get('queue_delay_mean_s'), 1e3)} ms")
+        if "jain_rtt" in b:
+            t.add_row(
+                "fairness: Jain / RTT-normalized",
+                f"{_fmt(b.get('jain'))} / {_fmt(b.get('jain_rtt'))} ({_int(b.get('flows'))} flows)",
+            )
+        sync = b.get("sync")
+        if isinstance(sync, dict):
+            t.add_row(
+                "loss synchronization",
+                f"mean {_fmt(sync.get('mean'))}, median {_fmt(sync.get('median'))} over "
+                f"{_int(sync.get('events'))} congestion events",
+            )
 
     f = s.get("flows")
     if isinstance(f, dict):

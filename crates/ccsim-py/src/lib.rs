@@ -10,7 +10,7 @@
 use ccsim::metrics::{Column, Table};
 use ccsim::RunError;
 use pyo3::create_exception;
-use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -97,9 +97,20 @@ fn run<'py>(
                 true
             })
         };
-        catch_unwind(AssertUnwindSafe(|| {
-            ccsim::run_with_progress(scenario_toml, &overrides, &mut cb)
-        }))
+        // pcap traces go to a fresh temporary directory (created only if the
+        // scenario asks for one); Run.write copies them into the run directory.
+        let dir = pcap_temp_dir();
+        let opts = ccsim::output::RunOptions {
+            pcap_dir: Some(dir.clone()),
+        };
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            ccsim::output::run_with_options(scenario_toml, &overrides, &mut cb, &opts)
+        }));
+        if !matches!(r, Ok(Ok(_))) {
+            // A failed or interrupted run leaves no partial traces behind.
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        r
     });
     let out = match result {
         Err(panic) => {
@@ -112,6 +123,7 @@ fn run<'py>(
         Ok(Err(RunError::Interrupted)) => {
             return Err(py_err.unwrap_or_else(|| PyKeyboardInterrupt::new_err("interrupted")))
         }
+        Ok(Err(RunError::Output(e))) => return Err(PyOSError::new_err(e)),
         Ok(Ok(o)) => o,
     };
     let d = PyDict::new_bound(py);
@@ -121,30 +133,77 @@ fn run<'py>(
     )?;
     d.set_item("series", table_to_py(py, &out.series)?)?;
     d.set_item("flows", table_to_py(py, &out.flows)?)?;
+    match &out.events {
+        Some(t) => d.set_item("events", table_to_py(py, t)?)?,
+        None => d.set_item("events", py.None())?,
+    }
+    let pcap = PyList::empty_bound(py);
+    for f in &out.pcap {
+        pcap.append((
+            f.link.as_str(),
+            f.path.to_string_lossy().as_ref(),
+            f.packets,
+        ))?;
+    }
+    d.set_item("pcap", pcap)?;
     Ok(d)
+}
+
+/// A directory name no other run of this process or another uses.
+fn pcap_temp_dir() -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    std::env::temp_dir().join(format!(
+        "ccsim-pcap-{}-{nanos}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ))
 }
 
 /// Integrate many fluid scenarios (TOML texts, each with `overrides` applied) ×
 /// `replications` on `threads` threads (default: all cores), the GIL released. Returns
 /// `{"table": one row per run, "names": each row's scenario name, "estimates": per
 /// scenario mean and 95 % interval of every metric}`. A bad scenario raises
-/// ScenarioError naming its index (`scenarios[3]: flows[0].cc: ...`).
+/// ScenarioError naming its index (`scenarios[3]: flows[0].cc: ...`). `progress(done,
+/// total)` is called after each run; Ctrl-C stops the batch after the runs in flight.
 #[pyfunction]
-#[pyo3(signature = (scenarios, overrides=Vec::new(), replications=1, threads=None))]
+#[pyo3(signature = (scenarios, overrides=Vec::new(), replications=1, threads=None, progress=None))]
 fn fluid_batch<'py>(
     py: Python<'py>,
     scenarios: Vec<String>,
     overrides: Vec<String>,
     replications: usize,
     threads: Option<usize>,
+    progress: Option<PyObject>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    use ccsim::fluid::{batch, BatchError};
+    use ccsim::fluid::{batch_with_progress, BatchError};
+    use std::sync::Mutex;
     if replications == 0 {
         return Err(ScenarioError::new_err("replications: must be at least 1"));
     }
     if threads == Some(0) {
         return Err(ScenarioError::new_err("threads: must be at least 1"));
     }
+    let py_err: Mutex<Option<PyErr>> = Mutex::new(None);
+    let cb = |done: usize, total: usize| -> bool {
+        Python::with_gil(|py| {
+            let err = py.check_signals().err().or_else(|| {
+                progress
+                    .as_ref()
+                    .and_then(|p| p.call1(py, (done, total)).err())
+            });
+            match err {
+                Some(e) => {
+                    py_err.lock().unwrap().get_or_insert(e);
+                    false
+                }
+                None => true,
+            }
+        })
+    };
     let result = py.allow_threads(|| {
         catch_unwind(AssertUnwindSafe(|| {
             let parsed = scenarios
@@ -157,13 +216,16 @@ fn fluid_batch<'py>(
                     })
                 })
                 .collect::<Result<Vec<_>, _>>()?;
-            batch(
+            batch_with_progress(
                 &parsed,
                 replications,
                 threads.unwrap_or_else(ccsim::fluid::all_cores),
+                &cb,
             )
         }))
     });
+    // An exception from the progress hook (or Ctrl-C) wins, even after the last run.
+    let py_err = py_err.into_inner().unwrap_or_else(|p| p.into_inner());
     let bt = match result {
         Err(panic) => {
             return Err(SimulationError::new_err(format!(
@@ -173,10 +235,13 @@ fn fluid_batch<'py>(
         }
         Ok(Err(e)) => {
             return Err(match e.error {
-                RunError::Interrupted => PyKeyboardInterrupt::new_err("interrupted"),
+                RunError::Interrupted => {
+                    py_err.unwrap_or_else(|| PyKeyboardInterrupt::new_err("interrupted"))
+                }
                 _ => ScenarioError::new_err(e.to_string()),
             })
         }
+        Ok(Ok(_)) if py_err.is_some() => return Err(py_err.unwrap()),
         Ok(Ok(bt)) => bt,
     };
     let d = PyDict::new_bound(py);

@@ -1,6 +1,9 @@
 //! The packet engine: the world (arenas of links, flows and sources addressed by
 //! typed ids), the event loop, and the handlers.
 
+use crate::metrics::fairness::JainSums;
+use crate::metrics::probe::Probe;
+use crate::metrics::sync::{DropCause, DropKind, DropRecord};
 use crate::metrics::{SeriesBuf, SeriesMetric};
 use crate::net::{Link, LinkCounters};
 use crate::packet::{Packet, PktKind};
@@ -51,6 +54,11 @@ pub struct Flow {
     pace_gen: u32,
     pace_sched: Option<Time>,
     last_sample_bytes: u64,
+    /// Packets of this flow (data and ACKs) in the network now; a workload slot is
+    /// reused only at zero (traffic/).
+    pub in_net: u32,
+    /// Set for the slots of dynamic workloads (traffic/).
+    pub slot: Option<crate::traffic::Slot>,
 }
 
 impl Flow {
@@ -94,7 +102,37 @@ impl Flow {
             pace_gen: 0,
             pace_sched: None,
             last_sample_bytes: 0,
+            in_net: 0,
+            slot: None,
         }
+    }
+
+    /// Put a new instance of a workload flow into this slot. Timer generations keep
+    /// counting, so the old instance's pending timers are ignored.
+    pub fn reset_instance(
+        &mut self,
+        sender: Sender,
+        receiver: Receiver,
+        start: Time,
+        size: Option<u64>,
+    ) {
+        debug_assert_eq!(self.in_net, 0, "slot reused with packets in the network");
+        self.sender = sender;
+        self.receiver = receiver;
+        self.start = start;
+        self.size_bytes = size;
+        self.started = false;
+        self.losses = 0;
+        self.cwnd_at_first_drop = None;
+        self.flight_at_first_drop = None;
+        self.snap = FlowSnap::default();
+        self.rto_gen = self.rto_gen.wrapping_add(1);
+        self.rto_sched = None;
+        self.delack_gen = self.delack_gen.wrapping_add(1);
+        self.delack_sched = None;
+        self.pace_gen = self.pace_gen.wrapping_add(1);
+        self.pace_sched = None;
+        self.last_sample_bytes = 0;
     }
     fn counters(&self) -> FlowSnap {
         FlowSnap {
@@ -155,6 +193,36 @@ pub struct World {
     drops: Vec<Packet>,
     qrng: Rng,
     pub ended: bool,
+    /// Periodic metrics probe (CoV, convergence); off unless configured.
+    pub probe: Probe,
+    /// Which drops are logged into `drop_log` (loss synchronization, events.parquet).
+    pub drop_logging: DropLogging,
+    /// Drops in time order, pushed only when a drop happens.
+    pub drop_log: Vec<DropRecord>,
+    /// pcap taps of chosen links.
+    pub pcap: Option<crate::pcap::Taps>,
+    /// Per monitored link (by link index): drops at the last sample (series).
+    last_drops: Vec<u64>,
+    /// Per flow: throughput of the last sample interval (scratch for the series).
+    thr_scratch: Vec<f64>,
+    /// Per link: fairness sums of the last sample interval (scratch).
+    fair_scratch: Vec<JainSums>,
+    /// Dynamic workloads (traffic/) and their finished flows.
+    pub workloads: Vec<crate::traffic::Workload>,
+    pub finished: Vec<crate::traffic::FlowRecord>,
+    /// Per link: how many flows' (and slots') data routes cross it.
+    pub crossers: Vec<u32>,
+}
+
+/// Which drops the engine logs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DropLogging {
+    #[default]
+    Off,
+    /// TCP data drops at the queues of monitored links (loss synchronization).
+    MonitoredQueues,
+    /// Every drop anywhere (events.parquet).
+    All,
 }
 
 /// Returned by the progress callback to stop a run early.
@@ -198,14 +266,28 @@ impl World {
             drops: Vec::with_capacity(64),
             qrng,
             ended: false,
+            probe: Probe::default(),
+            drop_logging: DropLogging::Off,
+            drop_log: Vec::new(),
+            pcap: None,
+            last_drops: vec![0; nl],
+            thr_scratch: Vec::new(),
+            fair_scratch: Vec::new(),
+            workloads: Vec::new(),
+            finished: Vec::new(),
+            crossers: Vec::new(),
         }
     }
 
     fn prime(&mut self) {
         for i in 0..self.flows.len() {
+            if self.flows[i].slot.is_some() {
+                continue; // workload slots start by their workload's events
+            }
             let at = self.flows[i].start;
             self.events.schedule(at, Event::FlowStart(FlowId(i as u32)));
         }
+        self.prime_workloads();
         for i in 0..self.sources.len() {
             let s = &mut self.sources[i];
             let gap = crate::random::exponential(&mut s.rng, s.mean_gap);
@@ -216,6 +298,9 @@ impl World {
         self.events.schedule(self.warmup, Event::Warmup);
         if let Some(iv) = self.sample_interval {
             self.events.schedule(iv, Event::Sample);
+        }
+        if let Some(iv) = self.probe.interval() {
+            self.events.schedule(iv, Event::Probe);
         }
         self.events.schedule(self.duration, Event::End);
     }
@@ -253,7 +338,9 @@ impl World {
             Event::DelAck(f, g) => self.on_delack(f, g),
             Event::FlowStart(f) => self.on_flow_start(f),
             Event::SourceEmit(s) => self.on_source(s),
+            Event::Workload(w, f) => self.on_workload(w, f),
             Event::Sample => self.on_sample(),
+            Event::Probe => self.on_probe(),
             Event::Warmup => self.on_warmup(),
             Event::End => self.on_end(),
             Event::Pace(f, g) => self.on_pace(f, g),
@@ -286,10 +373,13 @@ impl World {
                 drops: &mut self.drops,
             };
             link.queue.pass_through(&mut pkt, &mut ctx);
+            if let Some(taps) = self.pcap.as_mut() {
+                taps.capture(l.0 as usize, now, &pkt);
+            }
             match link.start_tx(pkt, now) {
                 Ok(Some(at)) => self.events.schedule(at, Event::Arrive(l)),
                 Ok(None) => {}
-                Err(p) => self.on_drop(p),
+                Err(p) => self.on_wire_loss(l, p),
             }
             return;
         }
@@ -321,10 +411,43 @@ impl World {
     fn flush_drops(&mut self, l: LinkId) {
         let mut drops = std::mem::take(&mut self.drops);
         self.links[l.0 as usize].c.drops += drops.len() as u64;
+        let log = match self.drop_logging {
+            DropLogging::Off => false,
+            DropLogging::MonitoredQueues => self.links[l.0 as usize].monitor,
+            DropLogging::All => true,
+        };
         for p in drops.drain(..) {
+            if log && (self.drop_logging == DropLogging::All || p.kind == PktKind::Data) {
+                self.log_drop(l.0, &p, DropCause::Queue);
+            }
             self.on_drop(p);
         }
         self.drops = drops;
+    }
+
+    /// A packet lost on the wire of link `l`.
+    fn on_wire_loss(&mut self, l: LinkId, p: Packet) {
+        if self.drop_logging == DropLogging::All {
+            self.log_drop(l.0, &p, DropCause::Wire);
+        }
+        self.on_drop(p);
+    }
+
+    #[cold]
+    fn log_drop(&mut self, link: u32, p: &Packet, cause: DropCause) {
+        let kind = match p.kind {
+            PktKind::Data => DropKind::Data,
+            PktKind::Ack => DropKind::Ack,
+            PktKind::Udp => DropKind::Udp,
+        };
+        self.drop_log.push(DropRecord {
+            at: self.now,
+            seq: p.seq,
+            link,
+            flow: p.flow,
+            kind,
+            cause,
+        });
     }
 
     fn on_txdone(&mut self, l: LinkId) {
@@ -343,10 +466,13 @@ impl World {
         if let Some(pkt) = link.queue.dequeue(&mut ctx) {
             link.c.sojourn_ps += (now - pkt.enq_at).0 as u128;
             link.c.dequeued += 1;
+            if let Some(taps) = self.pcap.as_mut() {
+                taps.capture(l.0 as usize, now, &pkt);
+            }
             match link.start_tx(pkt, now) {
                 Ok(Some(at)) => self.events.schedule(at, Event::Arrive(l)),
                 Ok(None) => {}
-                Err(p) => self.on_drop(p),
+                Err(p) => self.on_wire_loss(l, p),
             }
             let link = &mut self.links[l.0 as usize];
             if !link.queue.is_empty() {
@@ -394,17 +520,27 @@ impl World {
                     fl.cwnd_at_first_drop = Some(fl.sender.st.cwnd);
                     fl.flight_at_first_drop = Some(fl.sender.in_flight());
                 }
+                self.net_leave(p.flow as usize);
             }
             PktKind::Udp => self.sources[p.flow as usize].dropped += 1,
-            PktKind::Ack => {}
+            PktKind::Ack => self.net_leave(p.flow as usize),
         }
     }
 
-    fn inject_out(&mut self) {
+    pub(crate) fn inject_out(&mut self) {
         let mut out = std::mem::take(&mut self.out);
         for p in out.drain(..) {
             self.injected += 1;
+            if p.kind != PktKind::Udp {
+                self.flows[p.flow as usize].in_net += 1;
+            }
             if p.kind == PktKind::Data && !p.retx && self.forced_drop(&p) {
+                if self.drop_logging == DropLogging::All {
+                    let first = self.paths[p.path as usize]
+                        .first()
+                        .map_or(u32::MAX, |l| l.0);
+                    self.log_drop(first, &p, DropCause::Scripted);
+                }
                 self.on_drop(p);
                 continue;
             }
@@ -429,18 +565,21 @@ impl World {
                 self.flows[f].receiver.on_data(&pkt, now, &mut self.out);
                 self.sync_delack(f);
                 self.inject_out();
+                self.net_leave(f);
             }
             PktKind::Ack => {
                 let f = pkt.flow as usize;
                 self.flows[f].sender.on_ack(&pkt, now, &mut self.out);
                 self.sync_rto(f);
                 self.inject_out();
+                self.check_finished(f);
+                self.net_leave(f);
             }
             PktKind::Udp => self.sources[pkt.flow as usize].delivered += 1,
         }
     }
 
-    fn on_flow_start(&mut self, f: FlowId) {
+    pub(crate) fn on_flow_start(&mut self, f: FlowId) {
         let i = f.0 as usize;
         self.flows[i].started = true;
         self.flows[i].sender.start(self.now, &mut self.out);
@@ -574,11 +713,17 @@ impl World {
                 SeriesMetric::QueueBytes,
                 link.queue.len_bytes() as f64,
             );
+            let d = link.c.drops;
+            let last = std::mem::replace(&mut self.last_drops[l.0 as usize], d);
+            self.series
+                .push_link(t, l.0, SeriesMetric::Drops, (d - last) as f64);
         }
+        self.thr_scratch.clear();
         for (i, fl) in self.flows.iter_mut().enumerate() {
             let b = fl.receiver.bytes_delivered;
             let thr = (b - fl.last_sample_bytes) as f64 * 8.0 / iv.as_secs_f64();
             fl.last_sample_bytes = b;
+            self.thr_scratch.push(thr);
             self.series
                 .push_flow(t, i as u32, SeriesMetric::Throughput, thr);
             self.series
@@ -586,8 +731,50 @@ impl World {
             self.series
                 .push_flow(t, i as u32, SeriesMetric::Ssthresh, fl.sender.st.ssthresh);
         }
+        self.sample_fairness(t, now.saturating_sub(iv));
         if now + iv <= self.duration {
             self.events.schedule(now + iv, Event::Sample);
+        }
+    }
+
+    /// RTT-normalized Jain fairness, per monitored link, of the last interval's
+    /// throughputs of the flows whose data crosses it and that were active in it.
+    fn sample_fairness(&mut self, t: f64, since: Time) {
+        // One pass over the flows, accumulating into each monitored link they cross:
+        // O(flows × path length), not O(links × flows).
+        let mut acc = std::mem::take(&mut self.fair_scratch);
+        acc.clear();
+        acc.resize(self.links.len(), JainSums::default());
+        for (fl, &thr) in self.flows.iter().zip(&self.thr_scratch) {
+            let active = fl.started
+                && fl.start <= since
+                && fl.receiver.completed_at.is_none_or(|c| c > self.now);
+            if active {
+                let y = thr * fl.rtt_prop.as_secs_f64();
+                for l in &self.paths[fl.sender.data_path as usize] {
+                    if self.links[l.0 as usize].monitor {
+                        acc[l.0 as usize].add(y);
+                    }
+                }
+            }
+        }
+        for &l in &self.monitored {
+            let a = &acc[l.0 as usize];
+            if !a.is_empty() {
+                self.series
+                    .push_link(t, l.0, SeriesMetric::JainRtt, a.value());
+            }
+        }
+        self.fair_scratch = acc;
+    }
+
+    fn on_probe(&mut self) {
+        let now = self.now;
+        self.probe.tick(now, &self.flows);
+        if let Some(iv) = self.probe.interval() {
+            if now + iv <= self.duration {
+                self.events.schedule(now + iv, Event::Probe);
+            }
         }
     }
 
@@ -608,6 +795,15 @@ impl World {
 
     fn on_end(&mut self) {
         let now = self.now;
+        // A sample or probe tick due at the very end is queued behind End (scheduled
+        // first, at the start): take it here so the last interval is not lost.
+        let due = |iv: Option<Time>| iv.is_some_and(|iv| now >= iv && now.0.is_multiple_of(iv.0));
+        if due(self.sample_interval) {
+            self.on_sample();
+        }
+        if due(self.probe.interval()) {
+            self.probe.tick(now, &self.flows);
+        }
         for link in &mut self.links {
             link.account(now);
         }

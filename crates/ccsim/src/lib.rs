@@ -8,11 +8,13 @@ pub mod metrics;
 pub mod net;
 pub mod output;
 pub mod packet;
+pub mod pcap;
 pub mod queue;
 pub mod random;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
+pub mod traffic;
 pub mod units;
 
 pub use output::{run, run_with_progress, Output, RunError};

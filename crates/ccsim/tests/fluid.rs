@@ -238,28 +238,55 @@ fn study004_hstcp_fluid_with_x_0_3_matches_the_packet_engine() {
 #[ignore = "slow (~10 min): cargo test -p ccsim --test fluid study004_table -- --ignored --nocapture"]
 fn study004_table() {
     // The full table of study 004 §5.1 (docs/fluid.md): fluid utilization for
-    // X = 1, 0.6, 0.3 (10 replications of 3000 s, mean ± 95 % CI, as the study) and
-    // the packet engine (one 600 s run, 100 s warmup), per buffer fraction.
+    // X = 1, 0.6, 0.3 (10 replications of 3000 s, mean ± 95 % CI, as the study), the
+    // packet engine (one 600 s run, 100 s warmup) with the loss synchronization it
+    // measured (mean fraction of flows losing per congestion event), and the fluid
+    // model fed that measured distribution of m_k (normal, its mean and sd).
     println!(
-        "| buffer (× 12 500 pkt) | fluid X = 1 | fluid X = 0.6 | fluid X = 0.3 | packet (SACK) |"
+        "| buffer (× 12 500 pkt) | fluid X = 1 | fluid X = 0.6 | fluid X = 0.3 | packet (SACK) | packet sync | fluid, packet's m_k |"
     );
-    println!("|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|");
+    let fluid_est = |frac: f64, set: String| {
+        let sc = parse(&hstcp_5_1("fluid", frac, 3000.0, 100.0), &[set]).unwrap();
+        let r = fluid::replicate(&sc, 10).unwrap();
+        format!(
+            " {:.3} ± {:.3} |",
+            r.utilization.mean, r.utilization.half_width
+        )
+    };
     for frac in [0.05, 0.1, 0.2, 0.5, 1.0] {
         let mut row = format!("| {frac} |");
         for x in [1.0, 0.6, 0.3] {
-            let sc = parse(
-                &hstcp_5_1("fluid", frac, 3000.0, 100.0),
-                &[format!("fluid.sync.min_level={x}")],
-            )
-            .unwrap();
-            let r = fluid::replicate(&sc, 10).unwrap();
-            row += &format!(
-                " {:.3} ± {:.3} |",
-                r.utilization.mean, r.utilization.half_width
-            );
+            row += &fluid_est(frac, format!("fluid.sync.min_level={x}"));
         }
         let pkt = run(&hstcp_5_1("packet", frac, 600.0, 100.0), &[]);
         row += &format!(" {:.3} |", pkt.get("links.bottleneck.utilization"));
+        // hist[i]: events where a fraction (i + 1)/10 of the 10 flows lost.
+        let hist: Vec<f64> = pkt.summary["links"]["bottleneck"]["sync"]["hist"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|v| v.as_f64()).collect())
+            .unwrap_or_default();
+        let n: f64 = hist.iter().sum();
+        if hist.len() == 10 && n > 0.0 {
+            let m = |k: usize| (k + 1) as f64;
+            let mean = hist.iter().enumerate().map(|(k, h)| h * m(k)).sum::<f64>() / n;
+            let var = hist
+                .iter()
+                .enumerate()
+                .map(|(k, h)| h * (m(k) - mean).powi(2))
+                .sum::<f64>()
+                / n;
+            row += &format!(" {:.2} ({} events) |", mean / 10.0, n);
+            row += &fluid_est(
+                frac,
+                format!(
+                    "fluid.sync.level={{ normal = {{ mean = {mean}, sd = {} }} }}",
+                    var.sqrt()
+                ),
+            );
+        } else {
+            row += " — | — |";
+        }
         println!("{row}");
     }
 }
@@ -332,6 +359,61 @@ rtt = { uniform = ["60ms", "140ms"] }
         (df / dp - 1.0).abs() < 0.25,
         "drop rate fluid {df} packet {dp}"
     );
+}
+
+#[test]
+fn parking_lot_fluid_tracks_the_packet_engine() {
+    // Multi-link routes from a scenario: two middle links of 10 Mb/s under RED, two
+    // long flows crossing both, two short flows on each. The long flows see both
+    // links' drops (about twice the loss rate at the same RTT), so Mathis gives them
+    // ~1/√2 of a short flow's rate, less the second queue's delay. The packet engine
+    // on the same scenario (0.3 s of wall time): per-link utilization within 5 points,
+    // long/short goodput ratio within 0.1.
+    let text = r#"
+engine = "fluid"
+duration = "300s"
+warmup = "50s"
+[topology]
+kind = "parking_lot"
+middle_links = 2
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "10ms"
+buffer = "200pkt"
+queue = { kind = "red", min_th = "10pkt", max_th = "30pkt", max_p = 0.1 }
+[[flows]]
+count = 2
+cc = "reno"
+rtt = "100ms"
+[[flows]]
+count = 2
+cc = "reno"
+rtt = "100ms"
+span = [1, 1]
+[[flows]]
+count = 2
+cc = "reno"
+rtt = "100ms"
+span = [2, 2]
+"#;
+    let fl = run(text, &[]);
+    let pk = run(text, &["engine=\"packet\""]);
+    let ratio = |o: &Output| {
+        let g = out_goodput(o);
+        (g[0] + g[1]) / (g[2] + g[3] + g[4] + g[5]) * 2.0
+    };
+    let (rf, rp) = (ratio(&fl), ratio(&pk));
+    for l in ["link1", "link2"] {
+        let (uf, up) = (
+            fl.get(&format!("links.{l}.utilization")),
+            pk.get(&format!("links.{l}.utilization")),
+        );
+        eprintln!("parking lot {l}: utilization fluid {uf:.4} packet {up:.4}");
+        assert!((uf - up).abs() < 0.05, "{l}: fluid {uf} packet {up}");
+    }
+    eprintln!("parking lot: long/short goodput fluid {rf:.3} packet {rp:.3}");
+    assert!(rf > 0.45 && rf < 0.75, "fluid long/short {rf}");
+    assert!((rf - rp).abs() < 0.1, "long/short fluid {rf} packet {rp}");
+    assert_eq!(fl.summary["bottleneck"], "link1");
 }
 
 #[test]
@@ -420,6 +502,7 @@ fn packet_only_fields_are_rejected_by_name() {
         ("flows[0].recovery=\"sack\"", "flows[0].recovery"),
         ("tcp.pacing=\"rate\"", "tcp.pacing"),
         ("flows[0].tcp.min_rto=\"1s\"", "flows[0].tcp.min_rto"),
+        ("metrics.cov_window=\"5s\"", "metrics.cov_window"),
     ] {
         let e = ccsim::run(ONE_AIMD, &[set.into()]).unwrap_err().to_string();
         assert!(
@@ -427,6 +510,13 @@ fn packet_only_fields_are_rejected_by_name() {
             "{set}: {e}"
         );
     }
+    // Packet traces and drop tables need packets, in a batch too.
+    let sc = parse(ONE_AIMD, &["output.events=true".into()]).unwrap();
+    let e = fluid::batch(&[sc], 1, 1).unwrap_err().to_string();
+    assert!(
+        e.starts_with("scenarios[0]: ") && e.contains("output.events"),
+        "{e}"
+    );
     let e = ccsim::run(ONE_AIMD, &["flows[0].cc=\"vegas\"".into()])
         .unwrap_err()
         .to_string();

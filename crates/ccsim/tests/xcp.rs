@@ -276,9 +276,21 @@ rtt = { uniform = ["40ms", "120ms"] }
     let g = f64s(&o, "goodput_bps");
     let (fwd, rev) = g.split_at(3);
     assert!(jain(fwd) >= 0.99 && jain(rev) >= 0.99, "{g:?}");
+    eprintln!(
+        "two-way XCP: utilization {:.4}/{:.4}, Jain {:.4}/{:.4}",
+        o.get("links.bottleneck.utilization"),
+        o.get("links.bottleneck_rev.utilization"),
+        jain(fwd),
+        jain(rev)
+    );
     let red = xcp.replace("\"xcp\"", "\"newreno\"");
     let o = must_run(&dumbbell("20Mbps", "\"red\"", "bdp", "30s", "15s", &red));
-    assert!(o.get("flows.goodput_bps_total") > 0.0);
+    let u = o.get("links.bottleneck.utilization");
+    eprintln!("two-way NewReno over RED: utilization {u:.4}");
+    // A sanity bound only (this check is "runs without errors"): RED's default
+    // thresholds (5–15 packets against a 133-packet BDP) keep the queue short and the
+    // link partly idle; 0.5 rules out a collapse of the two-way ACK clock.
+    assert!(u > 0.5, "RED two-way utilization {u}");
 }
 
 /// Validation 5, the ACK-bytes option in a simulation. With two-way traffic each
@@ -406,5 +418,58 @@ fn xcp_senders_without_xcp_router_are_rejected() {
     assert!(
         e.starts_with("topology.queue:") && e.contains("unknown xcp preset"),
         "{e}"
+    );
+}
+
+/// Study 000's setting scaled to 200 Mb/s: 1000 B packets, RTTs 64–100 ms, forty
+/// forward flows starting at random times over the first 10 s and ten reverse flows,
+/// paced senders, the conservative preset with ACK bytes counted, a BDP buffer. Each
+/// newcomer is offered the spare bandwidth at once (φ = α·d·S) while the router's
+/// per-packet factors were sized on an interval that saw only a few of its packets:
+/// without a cap on the feedback handed out per interval (h + φ⁺, ns-2's residue) the
+/// start-up overshoots and overflows the buffer (1 091 drops when the cap is removed).
+/// With it, nothing is dropped and both directions settle at the 90 % target.
+#[test]
+fn staggered_starts_two_way_conservative_paced_never_drop() {
+    let sc = r#"
+duration = "20s"
+warmup = "10s"
+[topology]
+kind = "dumbbell"
+bottleneck_rate = "200Mbps"
+bottleneck_delay = "30ms"
+buffer = "bdp"
+buffer_unit = "bytes"
+queue = { kind = "xcp", preset = "conservative", count_ack_bytes = true }
+[tcp]
+mss = "960B"
+pacing = "leaky"
+[[flows]]
+count = 40
+cc = "xcp"
+rtt = { uniform = ["64ms", "100ms"] }
+start = { uniform = ["0s", "10s"] }
+[[flows]]
+count = 10
+cc = "xcp"
+direction = "reverse"
+rtt = { uniform = ["64ms", "100ms"] }
+"#;
+    let o = must_run(sc);
+    assert_eq!(o.summary["conservation"]["dropped"], 0, "drops");
+    for link in ["bottleneck", "bottleneck_rev"] {
+        let u = o.summary["links"][link]["utilization"].as_f64().unwrap();
+        // All bytes on the wire count: with the ACKs in y, the router steers the
+        // wire, data and ACKs together, to C = 90 %.
+        assert!((u - 0.9).abs() < 0.02, "{link}: utilization {u}");
+    }
+    let g = f64s(&o, "goodput_bps");
+    let j = jain(&g[..40]);
+    assert!(j >= 0.99, "forward Jain {j}");
+    eprintln!(
+        "staggered: utilization {:.4}/{:.4}, Jain {j:.4}, max queue {} pkt",
+        o.get("links.bottleneck.utilization"),
+        o.get("links.bottleneck_rev.utilization"),
+        o.get("links.bottleneck.queue_max_pkts")
     );
 }

@@ -232,18 +232,14 @@ impl Law {
     }
 
     /// Leaving slow start without a loss: the CUBIC epoch starts here on its plateau
-    /// (K = 0, as cc/cubic.rs does with no W_max above cwnd); H-TCP's Δ counts from
-    /// here (the packet version counts from the first ACK; slow start lasts a few RTTs).
+    /// (K = 0, as cc/cubic.rs does with no W_max above cwnd). H-TCP's Δ keeps counting
+    /// from the flow's start, as cc/htcp.rs counts it from the first ACK.
     pub fn on_exit_slow_start(&self, s: &mut LawState, w: f64, t: f64) {
-        match self {
-            Law::Cubic(_) => {
-                s.origin = s.w_max.max(w);
-                s.k = 0.0;
-                s.w_est = w;
-                s.t_last = t;
-            }
-            Law::Htcp(_) => s.t_last = t,
-            _ => {}
+        if let Law::Cubic(_) = self {
+            s.origin = s.w_max.max(w);
+            s.k = 0.0;
+            s.w_est = w;
+            s.t_last = t;
         }
     }
 }

@@ -30,14 +30,14 @@ pub fn reached(thr: f64, reference: f64, fraction: f64) -> bool {
 mod tests {
     use super::*;
 
-    /// A new flow at 50 s ramping linearly by 10 Mb/s per second against a reference
-    /// at 100 Mb/s: its 1 s throughput reaches 80 Mb/s in the sample ending at 58 s.
+    /// A new flow at 50 s ramping linearly by 10 Mb/s per second up to the reference's
+    /// 100 Mb/s: its 1 s throughput reaches 80 Mb/s in the sample ending at 58 s.
     #[test]
     fn linear_ramp_reaches_80_percent_after_8_s() {
         let t: Vec<f64> = (1..=70).map(|k| k as f64).collect();
         let thr: Vec<f64> = t
             .iter()
-            .map(|&s| if s <= 50.0 { 0.0 } else { (s - 50.0) * 10e6 })
+            .map(|&s| ((s - 50.0).max(0.0) * 10e6).min(100e6))
             .collect();
         let reference = vec![100e6; t.len()];
         let c = convergence_time(&t, &thr, &reference, 50.0, 0.8).unwrap();

@@ -32,6 +32,35 @@ pub fn jain_rtt(xs: &[f64], rtts: &[f64]) -> f64 {
     }
 }
 
+/// Running sums for Jain's index of values added one at a time.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct JainSums {
+    s: f64,
+    s2: f64,
+    n: u32,
+}
+
+impl JainSums {
+    pub fn add(&mut self, x: f64) {
+        self.s += x;
+        self.s2 += x * x;
+        self.n += 1;
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// (Σx)² / (n·Σx²); 1 when empty or all zero, as `jain`.
+    pub fn value(&self) -> f64 {
+        if self.n == 0 || self.s2 == 0.0 {
+            1.0
+        } else {
+            self.s * self.s / (self.n as f64 * self.s2)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,5 +86,9 @@ mod tests {
         // Equal throughputs with unequal RTTs: y = (0.1, 0.28), (0.38)²/(2·0.0884).
         let j = jain_rtt(&[1.0, 1.0], &rtt);
         assert!((j - 0.38 * 0.38 / (2.0 * 0.0884)).abs() < 1e-12, "{j}");
+        // The running sums agree with the slice form.
+        let mut a = JainSums::default();
+        [1.0 * 0.1, 1.0 * 0.28].iter().for_each(|&y| a.add(y));
+        assert!((a.value() - j).abs() < 1e-12);
     }
 }

@@ -87,16 +87,14 @@ mod tests {
     /// window 16 ≥ 10 sends the other 100 back to back: 4·R + 100·τ_f + D.
     #[test]
     fn constant_window_after_reaching_the_fair_share() {
-        let p = IdealPath {
-            spacing: 0.01,
-            ..P
-        };
+        let p = IdealPath { spacing: 0.01, ..P };
         let t = ideal_latency(115, 1.0, &p);
         assert!((t - (0.4 + 1.0 + 0.05)).abs() < 1e-12, "{t}");
         // A long flow tends to size × τ_f: the fair rate.
         let n = 1_000_000;
         let t = ideal_latency(n, 1.0, &p);
-        assert!((t / (n as f64 * 0.01) - 1.0).abs() < 1e-5);
+        assert!((t - (0.4 + (n - 15) as f64 * 0.01 + 0.05)).abs() < 1e-6);
+        assert!((t / (n as f64 * 0.01) - 1.0).abs() < 1e-4);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Links (transmitter + propagation delay + output queue) and the statistics each
 //! keeps. Topology builders live in `topology`.
 
+pub mod graph;
 pub mod topology;
 
 use crate::packet::{Packet, PktKind};

@@ -1,20 +1,40 @@
-//! Topology builders. The dumbbell: every flow has its own sender and receiver host,
-//! each joined to a router by an access link (one per direction); the routers are
-//! joined by the bottleneck (one link per direction, same rate, delay and buffer).
+//! Topology builders over the one graph representation of `net::graph`.
+//!
+//! - **dumbbell**: routers `left`/`right` joined by `bottleneck` (+ `bottleneck_rev`);
+//!   every flow has its own sender and receiver host, each joined to a router by an
+//!   access link (one per direction).
+//! - **parking lot** (study 000 §4.4): routers r0..rk joined by k middle links
+//!   `link1`..`linkk` (+ `_rev`); a flow group's `span = [a, b]` says which middle
+//!   links it crosses (default: all of them, the long flows); hosts as in the dumbbell.
+//!   A dumbbell is the parking lot with k = 1 and other link names.
+//! - **graph**: nodes and links as the scenario lists them; flows by endpoints.
+//!
+//! All three become a `Net` (nodes, directed links) plus flows by endpoints; one
+//! assembly routes them (shortest paths, `net::graph::Router`), resolves buffer rules
+//! against each link's flows, and builds the world.
+//!
+//! Link order and random-stream names are part of the contract: a flow's stream is
+//! `flow/<i>` (start, then the access delays or RTT, then the size), a link's loss
+//! stream `link/<id>/loss`, so a graph that lists the dumbbell's links in the
+//! dumbbell's order reproduces the dumbbell exactly (tests/topology.rs).
 
 use crate::cc;
 use crate::engine::{Flow, Source, World};
+use crate::net::graph::{graph_net, BufferPlan, LinkPlan, Net, Router, Routing};
 use crate::net::Link;
-use crate::queue::{DropTail, Limit, Queue};
+use crate::queue::{build_queue, Limit, QueueSpec};
 use crate::random::{stream, Dist};
 use crate::scenario::quantity::BufferSpec;
-use crate::scenario::{parse_rwnd, BufferUnit, Direction, Scenario, ScenarioError};
+use crate::scenario::{
+    parse_rwnd, BufferUnit, CcSpec, Direction, Scenario, ScenarioError, TcpOpts, TopologyKind,
+};
 use crate::sim::{LinkId, NodeId};
 use crate::tcp::pacer::PacingMode;
 use crate::tcp::{Receiver, Recovery, Sender, SenderConfig};
+use crate::traffic;
 use crate::units::{Rate, Time};
 
-/// What the build resolved, reported in the summary.
+/// What the build resolved, reported in the summary (for the main bottleneck).
 #[derive(Clone, Debug, Default)]
 pub struct BuildInfo {
     pub bdp_bytes: f64,
@@ -61,194 +81,42 @@ pub fn resolve_limit(
     })
 }
 
-struct FlowPlan {
-    group: usize,
-    index_in_group: usize,
-    reverse: bool,
-    start: Time,
-    d_src: Time,
-    d_dst: Time,
-    size: Option<u64>,
+/// The TCP configuration of a flow group or a workload: everything needed to make
+/// the endpoints of a new flow.
+#[derive(Clone, Debug)]
+pub struct TcpTemplate {
+    pub cfg: SenderConfig,
+    pub cc: CcSpec,
+    pub delayed_ack: bool,
+    pub delack_timeout: Option<Time>,
 }
 
-fn secs(v: f64) -> Time {
-    Time::from_secs_f64(v.max(0.0))
-}
-
-/// Build the world for a dumbbell scenario.
-pub fn build_dumbbell(sc: &Scenario) -> Result<(World, BuildInfo), ScenarioError> {
-    let t = &sc.topology;
-    let seed = sc.seed;
-    let b_rate = t.bottleneck_rate.0;
-    let b_delay = t.bottleneck_delay.0;
-    let a_rate = t
-        .access_rate
-        .map(|r| r.0)
-        .unwrap_or(Rate(b_rate.0.saturating_mul(10)));
-
-    // Plan every flow: start, access delays, size.
-    let mut plans = Vec::new();
-    for (g, grp) in sc.flows.iter().enumerate() {
-        let opts = grp.tcp.over(&sc.tcp);
-        let mss = opts.mss.map_or(1460, |m| m.0) as f64;
-        for k in 0..grp.count as usize {
-            let id = plans.len();
-            let mut rng = stream(seed, &format!("flow/{id}"));
-            let start = grp.start.as_ref().map_or(0.0, |d| d.dist.sample(&mut rng));
-            let (d_src, d_dst) = if let Some(rtt) = &grp.rtt {
-                // Two-way propagation RTT = 2·(d_src + d_bottleneck + d_dst), split evenly.
-                let r = rtt.dist.sample(&mut rng);
-                let each = ((r / 2.0 - b_delay.as_secs_f64()) / 2.0).max(0.0);
-                (each, each)
-            } else {
-                let d = grp.access_delay.as_ref().or(t.access_delay.as_ref());
-                match d {
-                    None => (0.0, 0.0),
-                    Some(d) => (d.dist.sample(&mut rng), d.dist.sample(&mut rng)),
-                }
-            };
-            let size = grp.size.as_ref().map(|s| {
-                let v = s.dist.sample(&mut rng);
-                // Negative values are packet counts (see quantity::ByteSize).
-                let bytes = if v < 0.0 { -v * mss } else { v };
-                bytes.round().max(1.0) as u64
-            });
-            plans.push(FlowPlan {
-                group: g,
-                index_in_group: k,
-                reverse: grp.direction == Direction::Reverse,
-                start: secs(start),
-                d_src: secs(d_src),
-                d_dst: secs(d_dst),
-                size,
-            });
-        }
-    }
-
-    // BDP from the bottleneck rate and the forward flows' mean two-way propagation RTT.
-    let fwd: Vec<&FlowPlan> = plans.iter().filter(|p| !p.reverse).collect();
-    let basis: Vec<&FlowPlan> = if fwd.is_empty() {
-        plans.iter().collect()
-    } else {
-        fwd
-    };
-    let mut info = BuildInfo {
-        packet_size: 1500.0,
-        ..Default::default()
-    };
-    if !basis.is_empty() {
-        let rtts: f64 = basis
-            .iter()
-            .map(|p| 2.0 * (p.d_src + b_delay + p.d_dst).as_secs_f64())
-            .sum();
-        info.mean_rtt = rtts / basis.len() as f64;
-        info.bdp_bytes = b_rate.as_f64() * info.mean_rtt / 8.0;
-        info.packet_size = basis
-            .iter()
-            .map(|p| {
-                let o = sc.flows[p.group].tcp.over(&sc.tcp);
-                (o.mss.map_or(1460, |m| m.0) + o.header.map_or(40, |h| h.0)) as f64
-            })
-            .sum::<f64>()
-            / basis.len() as f64;
-        info.long_flows = basis.len();
-    }
-    let limit = resolve_limit(t.buffer, t.buffer_unit, &info, "topology.buffer")?;
-    info.buffer_limit = match limit {
-        Limit::Packets(n) => format!("{n}pkt"),
-        Limit::Bytes(b) => format!("{b}B"),
-    };
-    let access_limit = match t.access_buffer {
-        Some(b) => resolve_limit(b, t.buffer_unit, &info, "topology.access_buffer")?,
-        None => Limit::Packets(100_000),
-    };
-
-    let mut links: Vec<Link> = Vec::new();
-    let mut add_link = |name: String, from: u32, to: u32, rate: Rate, delay: Time, limit: Limit| {
-        let id = links.len();
-        let q: Box<dyn Queue> = Box::new(DropTail::new(limit));
-        links.push(Link::new(
-            name,
-            NodeId(from),
-            NodeId(to),
-            rate,
-            delay,
-            q,
-            stream(seed, &format!("link/{id}/loss")),
-        ));
-        LinkId(id as u32)
-    };
-    // Nodes: 0 = left router, 1 = right router, hosts from 2.
-    let bn = add_link("bottleneck".into(), 0, 1, b_rate, b_delay, limit);
-    let bn_rev = add_link("bottleneck_rev".into(), 1, 0, b_rate, b_delay, limit);
-
-    let mut paths: Vec<Vec<LinkId>> = Vec::new();
-    let mut flows = Vec::new();
-    for (i, p) in plans.iter().enumerate() {
-        let grp = &sc.flows[p.group];
-        let opts = grp.tcp.over(&sc.tcp);
-        // Hosts: the sender is on the left for forward flows, on the right for reverse.
-        let (src_router, dst_router, mid, mid_rev) = if p.reverse {
-            (1, 0, bn_rev, bn)
-        } else {
-            (0, 1, bn, bn_rev)
-        };
-        let h_src = 2 + 2 * i as u32;
-        let h_dst = h_src + 1;
-        let s_up = add_link(
-            format!("flow{i}.src_up"),
-            h_src,
-            src_router,
-            a_rate,
-            p.d_src,
-            access_limit,
-        );
-        let s_down = add_link(
-            format!("flow{i}.src_down"),
-            src_router,
-            h_src,
-            a_rate,
-            p.d_src,
-            access_limit,
-        );
-        let d_down = add_link(
-            format!("flow{i}.dst_down"),
-            dst_router,
-            h_dst,
-            a_rate,
-            p.d_dst,
-            access_limit,
-        );
-        let d_up = add_link(
-            format!("flow{i}.dst_up"),
-            h_dst,
-            dst_router,
-            a_rate,
-            p.d_dst,
-            access_limit,
-        );
-        let data_path = paths.len() as u32;
-        paths.push(vec![s_up, mid, d_down]);
-        let ack_path = paths.len() as u32;
-        paths.push(vec![d_up, mid_rev, s_down]);
-
+impl TcpTemplate {
+    /// `path` is the field path of the group (`flows[2]`, `workloads[0]`).
+    pub fn new(
+        cc_spec: &CcSpec,
+        recovery: Option<&str>,
+        own: &TcpOpts,
+        base: &TcpOpts,
+        path: &str,
+    ) -> Result<Self, ScenarioError> {
+        let opts = own.over(base);
         let mss = opts.mss.map_or(1460, |m| m.0) as u32;
-        let header = opts.header.map_or(40, |h| h.0) as u32;
-        let recovery = match grp.recovery.as_deref() {
+        let recovery = match recovery {
             Some("reno") => Recovery::Reno,
             Some("sack") => Recovery::Sack,
             Some(_) => Recovery::NewReno,
-            None if grp.cc.name == "reno" => Recovery::Reno,
+            None if cc_spec.name == "reno" => Recovery::Reno,
             None => Recovery::NewReno,
         };
         let cfg = SenderConfig {
             mss,
-            header,
+            header: opts.header.map_or(40, |h| h.0) as u32,
             init_cwnd: opts.init_cwnd.unwrap_or(1.0),
             init_ssthresh: opts.init_ssthresh.unwrap_or(64.0),
             rwnd: match &opts.rwnd {
                 Some(r) => parse_rwnd(r, mss)
-                    .map_err(|e| ScenarioError::at(&format!("flows[{}].tcp.rwnd", p.group), e))?,
+                    .map_err(|e| ScenarioError::at(&format!("{path}.tcp.rwnd"), e))?,
                 None => u64::MAX,
             },
             min_rto: opts.min_rto.map_or(Time::from_millis(200), |d| d.0),
@@ -261,53 +129,578 @@ pub fn build_dumbbell(sc: &Scenario) -> Result<(World, BuildInfo), ScenarioError
             pacing: match &opts.pacing {
                 Some(pc) => pc
                     .mode()
-                    .map_err(|e| ScenarioError::at(&format!("flows[{}].tcp.pacing", p.group), e))?,
+                    .map_err(|e| ScenarioError::at(&format!("{path}.tcp.pacing"), e))?,
                 None => PacingMode::None,
             },
         };
-        let algo = cc::build(&grp.cc.name, &grp.cc.params)
-            .map_err(|e| ScenarioError::at(&format!("flows[{}].cc", p.group), e))?;
-        let sender = Sender::new(cfg, algo, i as u32, data_path, p.size);
+        cc::build(&cc_spec.name, &cc_spec.params)
+            .map_err(|e| ScenarioError::at(&format!("{path}.cc"), e))?;
+        Ok(TcpTemplate {
+            cfg,
+            cc: cc_spec.clone(),
+            delayed_ack: opts.delayed_ack.unwrap_or(false),
+            delack_timeout: opts.delack_timeout.map(|d| d.0),
+        })
+    }
+
+    /// Fresh endpoints of flow `flow` over the given paths.
+    pub fn endpoints(
+        &self,
+        flow: u32,
+        data_path: u32,
+        ack_path: u32,
+        size: Option<u64>,
+    ) -> (Sender, Receiver) {
+        // The algorithm and its parameters were checked when the template was made.
+        let algo = cc::build(&self.cc.name, &self.cc.params)
+            .unwrap_or_else(|_| Box::new(crate::cc::reno::Reno));
+        let sender = Sender::new(self.cfg.clone(), algo, flow, data_path, size);
         let mut receiver = Receiver::new(
-            i as u32,
+            flow,
             ack_path,
-            header,
-            mss,
+            self.cfg.header,
+            self.cfg.mss,
             sender.limit,
             sender.last_payload,
         );
-        receiver.delayed_ack = opts.delayed_ack.unwrap_or(false);
-        receiver.sack = recovery == Recovery::Sack;
-        if let Some(d) = opts.delack_timeout {
-            receiver.delack_timeout = d.0;
+        receiver.delayed_ack = self.delayed_ack;
+        receiver.sack = self.cfg.recovery == Recovery::Sack;
+        if let Some(d) = self.delack_timeout {
+            receiver.delack_timeout = d;
         }
-        let group = grp
-            .name
-            .clone()
-            .unwrap_or_else(|| format!("group{}", p.group));
-        let _ = p.index_in_group;
-        let rtt_prop = Time((p.d_src.0 + b_delay.0 + p.d_dst.0) * 2);
-        flows.push(Flow::new(
-            sender,
-            receiver,
-            group,
-            grp.cc.name.clone(),
-            p.reverse,
-            p.start,
-            rtt_prop,
-            p.size,
-        ));
-        if let Some(fl) = flows.last_mut() {
-            fl.set_forced_drops(&grp.drop_segments);
+        (sender, receiver)
+    }
+}
+
+/// Bytes of a sampled size; negative values are packet counts (see quantity::ByteSize).
+pub fn size_bytes(v: f64, mss: u32) -> u64 {
+    let bytes = if v < 0.0 { -v * mss as f64 } else { v };
+    bytes.round().max(1.0) as u64
+}
+
+/// Who a planned TCP flow belongs to.
+#[derive(Clone, Copy, Debug)]
+enum Owner {
+    /// `flows[g]`.
+    Group(usize),
+    /// Slot `j` of `workloads[w]`.
+    Workload(usize, usize),
+}
+
+/// A TCP flow (or workload slot) by endpoints.
+struct FlowPlan {
+    owner: Owner,
+    reverse: bool,
+    start: Time,
+    size: Option<u64>,
+    src: u32,
+    dst: u32,
+}
+
+/// Where a Poisson packet source's packets go.
+enum PoissonRoute {
+    Links(Vec<usize>),
+    Nodes(u32, u32),
+}
+
+/// A topology laid out as a graph, with every flow by its endpoints.
+struct Layout {
+    net: Net,
+    routing: Routing,
+    flows: Vec<FlowPlan>,
+    poisson: Vec<PoissonRoute>,
+    /// Directed links reported in the summary, in order; the first is the bottleneck.
+    monitored: Vec<usize>,
+}
+
+fn secs(v: f64) -> Time {
+    Time::from_secs_f64(v.max(0.0))
+}
+
+/// Build the world of a packet-engine scenario.
+pub fn build(sc: &Scenario) -> Result<(World, BuildInfo), ScenarioError> {
+    let layout = match sc.topology.kind {
+        TopologyKind::Dumbbell | TopologyKind::ParkingLot => chain_layout(sc)?,
+        TopologyKind::Graph => graph_layout(sc)?,
+    };
+    assemble(sc, layout)
+}
+
+/// The dumbbell builder (kept by name for callers).
+pub fn build_dumbbell(sc: &Scenario) -> Result<(World, BuildInfo), ScenarioError> {
+    build(sc)
+}
+
+/// Dumbbell and parking lot: a chain of k middle links with a host pair per flow.
+fn chain_layout(sc: &Scenario) -> Result<Layout, ScenarioError> {
+    let t = &sc.topology;
+    let seed = sc.seed;
+    let dumbbell = t.kind == TopologyKind::Dumbbell;
+    let k = if dumbbell {
+        1
+    } else {
+        t.middle_links.unwrap_or(1)
+    };
+    let b_rate = t.rate();
+    let b_delay = t.delay();
+    let a_rate = t
+        .access_rate
+        .map(|r| r.0)
+        .unwrap_or(Rate(b_rate.0.saturating_mul(10)));
+
+    let mut net = Net::default();
+    for r in 0..=k {
+        let name = match (dumbbell, r) {
+            (true, 0) => "left".to_string(),
+            (true, _) => "right".to_string(),
+            _ => format!("r{r}"),
+        };
+        net.add_node(name);
+    }
+    // Middle links, forward then reverse for each; buffer rules against the
+    // forward link's flows (the dumbbell's rule: the forward flows' mean RTT).
+    let mut monitored = Vec::new();
+    for j in 1..=k {
+        let (f, r) = if dumbbell {
+            ("bottleneck".to_string(), "bottleneck_rev".to_string())
+        } else {
+            (format!("link{j}"), format!("link{j}_rev"))
+        };
+        let fwd = net.links.len();
+        for (name, from, to, loss) in [(f, j - 1, j, t.loss), (r, j, j - 1, t.reverse_loss)] {
+            let id = net.add_link(LinkPlan {
+                name,
+                from,
+                to,
+                rate: b_rate,
+                delay: b_delay,
+                queue: t.queue.clone(),
+                buffer: BufferPlan::Rule {
+                    spec: t.buffer_spec(),
+                    basis: fwd,
+                    twin: Some(fwd + 1),
+                    path: "topology.buffer".into(),
+                },
+                loss,
+                monitor: true,
+            });
+            monitored.push(id);
         }
     }
+    let access_buffer = match t.access_buffer {
+        Some(spec) => BufferPlan::Rule {
+            spec,
+            basis: 0,
+            twin: Some(1),
+            path: "topology.access_buffer".into(),
+        },
+        None => BufferPlan::Limit(Limit::Packets(100_000)),
+    };
+    // A host pair with its four access links; returns (src host, dst host).
+    let host_pair = |net: &mut Net, label: &str, src_r: u32, dst_r: u32, d_src, d_dst, rate| {
+        let hs = net.add_node(format!("{label}.src"));
+        let hd = net.add_node(format!("{label}.dst"));
+        for (suffix, from, to, d) in [
+            ("src_up", hs, src_r, d_src),
+            ("src_down", src_r, hs, d_src),
+            ("dst_down", dst_r, hd, d_dst),
+            ("dst_up", hd, dst_r, d_dst),
+        ] {
+            net.add_link(LinkPlan {
+                name: format!("{label}.{suffix}"),
+                from,
+                to,
+                rate,
+                delay: d,
+                queue: QueueSpec::DropTail,
+                buffer: access_buffer.clone(),
+                loss: 0.0,
+                monitor: false,
+            });
+        }
+        (hs, hd)
+    };
+    // Routers of a span [a, b] in a direction: (sender's router, receiver's router),
+    // and the one-way delay of the middle links between them.
+    let ends = |span: Option<[u32; 2]>, reverse: bool| {
+        let [a, b] = span.unwrap_or([1, k]);
+        let core = Time(b_delay.0 * (b - a + 1) as u64);
+        if reverse {
+            (b, a - 1, core)
+        } else {
+            (a - 1, b, core)
+        }
+    };
+    // Access delays of one host pair: from its RTT (split evenly over the two access
+    // links: RTT = 2·(d_src + core + d_dst)) or drawn per link.
+    let access =
+        |rtt: Option<&Dist>, ad: Option<&Dist>, core: Time, rng: &mut crate::random::Rng| {
+            if let Some(rtt) = rtt {
+                let r = rtt.sample(rng);
+                let each = ((r / 2.0 - core.as_secs_f64()) / 2.0).max(0.0);
+                (secs(each), secs(each))
+            } else {
+                match ad.or(t.access_delay.as_ref().map(|d| &d.dist)) {
+                    None => (Time::ZERO, Time::ZERO),
+                    Some(d) => (secs(d.sample(rng)), secs(d.sample(rng))),
+                }
+            }
+        };
 
-    // Poisson packet sources attach at the routers: their only queue is the bottleneck.
-    let mut sources = Vec::new();
+    let mut flows = Vec::new();
+    for (g, grp) in sc.flows.iter().enumerate() {
+        let mss = grp.tcp.over(&sc.tcp).mss.map_or(1460, |m| m.0) as u32;
+        let reverse = grp.direction == Direction::Reverse;
+        let (src_r, dst_r, core) = ends(grp.span, reverse);
+        for _ in 0..grp.count {
+            let i = flows.len();
+            let mut rng = stream(seed, &format!("flow/{i}"));
+            let start = grp.start.as_ref().map_or(0.0, |d| d.dist.sample(&mut rng));
+            let (d_src, d_dst) = access(
+                grp.rtt.as_ref().map(|d| &d.dist),
+                grp.access_delay.as_ref().map(|d| &d.dist),
+                core,
+                &mut rng,
+            );
+            let size = grp
+                .size
+                .as_ref()
+                .map(|s| size_bytes(s.dist.sample(&mut rng), mss));
+            let (src, dst) = host_pair(
+                &mut net,
+                &format!("flow{i}"),
+                src_r,
+                dst_r,
+                d_src,
+                d_dst,
+                a_rate,
+            );
+            flows.push(FlowPlan {
+                owner: Owner::Group(g),
+                reverse,
+                start: secs(start),
+                size,
+                src,
+                dst,
+            });
+        }
+    }
+    for (w, spec) in sc.workloads.iter().enumerate() {
+        let name = traffic::workload_name(spec, w);
+        let rate = spec.access_rate.map_or(a_rate, |r| r.0);
+        let ratio = b_rate.as_f64() / rate.as_f64();
+        for (j, reverse) in traffic::slot_directions(spec, ratio)
+            .into_iter()
+            .enumerate()
+        {
+            let (src_r, dst_r, core) = ends(spec.span, reverse);
+            let mut rng = stream(seed, &format!("workload/{w}/slot/{j}"));
+            let (d_src, d_dst) = access(
+                spec.rtt.as_ref().map(|d| &d.dist),
+                spec.access_delay.as_ref().map(|d| &d.dist),
+                core,
+                &mut rng,
+            );
+            let (src, dst) = host_pair(
+                &mut net,
+                &format!("{name}.{j}"),
+                src_r,
+                dst_r,
+                d_src,
+                d_dst,
+                rate,
+            );
+            flows.push(FlowPlan {
+                owner: Owner::Workload(w, j),
+                reverse,
+                start: Time::MAX,
+                size: None,
+                src,
+                dst,
+            });
+        }
+    }
+    let mut poisson = Vec::new();
+    for s in &sc.poisson {
+        let links = match &s.link {
+            Some(name) => vec![net.link(name).ok_or_else(|| {
+                ScenarioError::at(
+                    &format!("poisson[{}].link", poisson.len()),
+                    format!("no link named \"{name}\" among the middle links"),
+                )
+            })?],
+            // Attached at the routers: the packets cross every middle link.
+            None => (1..=k as usize)
+                .map(|j| 2 * (j - 1) + usize::from(s.direction == Direction::Reverse))
+                .collect::<Vec<_>>(),
+        };
+        let links = if s.link.is_none() && s.direction == Direction::Reverse {
+            links.into_iter().rev().collect()
+        } else {
+            links
+        };
+        poisson.push(PoissonRoute::Links(links));
+    }
+    Ok(Layout {
+        net,
+        routing: Routing::Hops,
+        flows,
+        poisson,
+        monitored,
+    })
+}
+
+/// `kind = "graph"`: the listed nodes and links; flows by endpoints.
+fn graph_layout(sc: &Scenario) -> Result<Layout, ScenarioError> {
+    let t = &sc.topology;
+    let net = graph_net(sc)?;
+    let node = |name: &Option<String>| net.node(name.as_deref().unwrap_or_default()).unwrap_or(0);
+    let mut flows = Vec::new();
+    for (g, grp) in sc.flows.iter().enumerate() {
+        let mss = grp.tcp.over(&sc.tcp).mss.map_or(1460, |m| m.0) as u32;
+        for _ in 0..grp.count {
+            let i = flows.len();
+            // Same stream and draw order as the chain builders (start, size).
+            let mut rng = stream(sc.seed, &format!("flow/{i}"));
+            let start = grp.start.as_ref().map_or(0.0, |d| d.dist.sample(&mut rng));
+            let size = grp
+                .size
+                .as_ref()
+                .map(|s| size_bytes(s.dist.sample(&mut rng), mss));
+            flows.push(FlowPlan {
+                owner: Owner::Group(g),
+                // In a graph the direction is only a label (forward/reverse columns,
+                // the summary's forward goodput and fairness).
+                reverse: grp.direction == Direction::Reverse,
+                start: secs(start),
+                size,
+                src: node(&grp.src),
+                dst: node(&grp.dst),
+            });
+        }
+    }
+    for (w, spec) in sc.workloads.iter().enumerate() {
+        for (j, reverse) in traffic::slot_directions(spec, 1.0).into_iter().enumerate() {
+            let (a, b) = (node(&spec.src), node(&spec.dst));
+            let (src, dst) = if reverse { (b, a) } else { (a, b) };
+            flows.push(FlowPlan {
+                owner: Owner::Workload(w, j),
+                reverse,
+                start: Time::MAX,
+                size: None,
+                src,
+                dst,
+            });
+        }
+    }
+    let mut poisson = Vec::new();
     for (i, s) in sc.poisson.iter().enumerate() {
-        let reverse = s.direction == Direction::Reverse;
+        poisson.push(match &s.link {
+            Some(name) => PoissonRoute::Links(vec![net.link(name).ok_or_else(|| {
+                ScenarioError::at(
+                    &format!("poisson[{i}].link"),
+                    format!("no link named \"{name}\""),
+                )
+            })?]),
+            None => PoissonRoute::Nodes(node(&s.src), node(&s.dst)),
+        });
+    }
+    let monitored: Vec<usize> = (0..net.links.len())
+        .filter(|&l| net.links[l].monitor)
+        .collect();
+    Ok(Layout {
+        net,
+        routing: t.routing,
+        flows,
+        poisson,
+        monitored,
+    })
+}
+
+/// Route every flow, resolve buffers, and build the world.
+fn assemble(sc: &Scenario, lay: Layout) -> Result<(World, BuildInfo), ScenarioError> {
+    let t = &sc.topology;
+    let seed = sc.seed;
+    let net = &lay.net;
+    let mut router = Router::new(net, lay.routing);
+    let as_ids = |v: Vec<usize>| v.into_iter().map(|l| LinkId(l as u32)).collect::<Vec<_>>();
+
+    // TCP templates, one per group and per workload.
+    let mut group_tmpl = Vec::new();
+    for (g, grp) in sc.flows.iter().enumerate() {
+        group_tmpl.push(TcpTemplate::new(
+            &grp.cc,
+            grp.recovery.as_deref(),
+            &grp.tcp,
+            &sc.tcp,
+            &format!("flows[{g}]"),
+        )?);
+    }
+    let mut wl_tmpl = Vec::new();
+    for (w, spec) in sc.workloads.iter().enumerate() {
+        wl_tmpl.push(TcpTemplate::new(
+            &spec.cc,
+            spec.recovery.as_deref(),
+            &spec.tcp,
+            &sc.tcp,
+            &format!("workloads[{w}]"),
+        )?);
+    }
+    let tmpl_of = |o: Owner| match o {
+        Owner::Group(g) => &group_tmpl[g],
+        Owner::Workload(w, _) => &wl_tmpl[w],
+    };
+
+    // Routes: data src→dst, ACKs dst→src.
+    let mut paths: Vec<Vec<LinkId>> = Vec::new();
+    let mut routes = Vec::with_capacity(lay.flows.len());
+    for p in &lay.flows {
+        let no_route = || {
+            ScenarioError(format!(
+                "no route between nodes \"{}\" and \"{}\"",
+                net.nodes[p.src as usize], net.nodes[p.dst as usize]
+            ))
+        };
+        let data = router.route(p.src, p.dst).ok_or_else(no_route)?;
+        let ack = router.route(p.dst, p.src).ok_or_else(no_route)?;
+        let delay: u64 = data.iter().chain(&ack).map(|&l| net.links[l].delay.0).sum();
+        routes.push((paths.len() as u32, paths.len() as u32 + 1, Time(delay)));
+        paths.push(as_ids(data));
+        paths.push(as_ids(ack));
+    }
+
+    // Buffer limits: rules against the bandwidth-delay product of their basis link.
+    let info_of = |basis: usize, twin: Option<usize>| {
+        let crosses = |l: usize| {
+            (0..lay.flows.len())
+                .filter(|&i| paths[routes[i].0 as usize].contains(&LinkId(l as u32)))
+                .collect::<Vec<_>>()
+        };
+        let mut on = crosses(basis);
+        if on.is_empty() {
+            if let Some(tw) = twin {
+                on = crosses(tw);
+            }
+        }
+        let mut info = BuildInfo {
+            packet_size: 1500.0,
+            ..Default::default()
+        };
+        if !on.is_empty() {
+            let n = on.len() as f64;
+            info.mean_rtt = on.iter().map(|&i| routes[i].2.as_secs_f64()).sum::<f64>() / n;
+            info.bdp_bytes = net.links[basis].rate.as_f64() * info.mean_rtt / 8.0;
+            info.packet_size = on
+                .iter()
+                .map(|&i| {
+                    let c = &tmpl_of(lay.flows[i].owner).cfg;
+                    (c.mss + c.header) as f64
+                })
+                .sum::<f64>()
+                / n;
+            info.long_flows = on.len();
+        }
+        info
+    };
+    let mut infos: Vec<Option<BuildInfo>> = vec![None; net.links.len()];
+    let mut limits = Vec::with_capacity(net.links.len());
+    for lp in &net.links {
+        limits.push(match &lp.buffer {
+            BufferPlan::Limit(l) => *l,
+            BufferPlan::Rule {
+                spec,
+                basis,
+                twin,
+                path,
+            } => {
+                if infos[*basis].is_none() {
+                    infos[*basis] = Some(info_of(*basis, *twin));
+                }
+                let info = infos[*basis].as_ref().expect("computed above");
+                resolve_limit(*spec, t.buffer_unit, info, path)?
+            }
+        });
+    }
+    let bottleneck = lay.monitored.first().copied().unwrap_or(0);
+    let basis = match &net.links[bottleneck].buffer {
+        BufferPlan::Rule { basis, .. } => *basis,
+        BufferPlan::Limit(_) => bottleneck,
+    };
+    let mut info = match infos[basis].take() {
+        Some(i) => i,
+        None => info_of(basis, None),
+    };
+    info.buffer_limit = match limits[bottleneck] {
+        Limit::Packets(n) => format!("{n}pkt"),
+        Limit::Bytes(b) => format!("{b}B"),
+    };
+
+    let mut links: Vec<Link> = Vec::with_capacity(net.links.len());
+    for (id, (lp, &limit)) in net.links.iter().zip(&limits).enumerate() {
+        let mut link = Link::new(
+            lp.name.clone(),
+            NodeId(lp.from),
+            NodeId(lp.to),
+            lp.rate,
+            lp.delay,
+            build_queue(&lp.queue, limit, lp.rate, seed ^ ((id as u64) << 48)),
+            stream(seed, &format!("link/{id}/loss")),
+        );
+        link.loss = lp.loss;
+        links.push(link);
+    }
+    for &l in &lay.monitored {
+        links[l].monitor = true;
+        // Number-in-system distribution for queueing validations (bounded size).
+        let bins = match limits[l] {
+            Limit::Packets(n) => (n + 2).min(4096),
+            Limit::Bytes(b) => (b / 40 + 2).min(4096),
+        };
+        links[l].nsys_hist = vec![0; bins as usize];
+    }
+
+    let mut flows = Vec::with_capacity(lay.flows.len());
+    let mut slots: Vec<Vec<u32>> = vec![Vec::new(); sc.workloads.len()];
+    for (i, p) in lay.flows.iter().enumerate() {
+        let (data_path, ack_path, rtt_prop) = routes[i];
+        let tmpl = tmpl_of(p.owner);
+        let (sender, receiver) = tmpl.endpoints(i as u32, data_path, ack_path, p.size);
+        let (group, cc_name) = match p.owner {
+            Owner::Group(g) => (
+                sc.flows[g]
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| format!("group{g}")),
+                sc.flows[g].cc.name.clone(),
+            ),
+            Owner::Workload(w, _) => (
+                traffic::workload_name(&sc.workloads[w], w),
+                sc.workloads[w].cc.name.clone(),
+            ),
+        };
+        let mut fl = Flow::new(
+            sender, receiver, group, cc_name, p.reverse, p.start, rtt_prop, p.size,
+        );
+        match p.owner {
+            Owner::Group(g) => fl.set_forced_drops(&sc.flows[g].drop_segments),
+            Owner::Workload(w, j) => {
+                fl.slot = Some(traffic::Slot::new(w as u32, j as u32, seed));
+                slots[w].push(i as u32);
+            }
+        }
+        flows.push(fl);
+    }
+
+    // Poisson packet sources.
+    let mut sources = Vec::new();
+    for (i, (s, route)) in sc.poisson.iter().zip(lay.poisson).enumerate() {
         let path = paths.len() as u32;
-        paths.push(vec![if reverse { bn_rev } else { bn }]);
+        paths.push(match route {
+            PoissonRoute::Links(v) => as_ids(v),
+            PoissonRoute::Nodes(a, b) => as_ids(router.route(a, b).ok_or_else(|| {
+                ScenarioError::at(&format!("poisson[{i}]"), "no route from src to dst")
+            })?),
+        });
         let size = match &s.size {
             None => Dist::Fixed(1000.0),
             Some(d) => {
@@ -321,9 +714,11 @@ pub fn build_dumbbell(sc: &Scenario) -> Result<(World, BuildInfo), ScenarioError
                 d.dist.clone()
             }
         };
+        let first = paths[path as usize][0].0 as usize;
         let rate_bps = match (s.rate, s.load) {
             (Some(r), _) => r.0.as_f64(),
-            (None, Some(l)) => l * b_rate.as_f64(),
+            // The load is of the first link the packets cross (the bottleneck).
+            (None, Some(l)) => l * links[first].rate.as_f64(),
             _ => unreachable!("validated"),
         };
         let mean_gap = size.mean() * 8.0 / rate_bps;
@@ -341,21 +736,36 @@ pub fn build_dumbbell(sc: &Scenario) -> Result<(World, BuildInfo), ScenarioError
         });
     }
 
-    let mut links = links;
-    links[bn.0 as usize].loss = t.loss;
-    links[bn_rev.0 as usize].loss = t.reverse_loss;
-    for l in [bn, bn_rev] {
-        links[l.0 as usize].queue =
-            crate::queue::build_queue(&t.queue, limit, b_rate, seed ^ ((l.0 as u64) << 48));
-        links[l.0 as usize].monitor = true;
-        // Number-in-system distribution for queueing validations (bounded size).
-        let bins = match limit {
-            Limit::Packets(n) => (n + 2).min(4096),
-            Limit::Bytes(b) => (b / 40 + 2).min(4096),
+    // Workloads: the runtime state, with the rate their load refers to.
+    let mut workloads = Vec::new();
+    for (w, spec) in sc.workloads.iter().enumerate() {
+        let first_slot = slots[w].first().copied().unwrap_or(0) as usize;
+        let data = &paths[routes[first_slot].0 as usize];
+        // Offered load ρ is of the bottleneck: the middle links' rate in a dumbbell
+        // or parking lot (not the access links that cap each flow), the slowest link
+        // of the route in a graph.
+        let capacity = match t.kind {
+            TopologyKind::Graph => data
+                .iter()
+                .map(|l| links[l.0 as usize].rate)
+                .min()
+                .unwrap_or(Rate(1)),
+            _ => t.rate(),
         };
-        links[l.0 as usize].nsys_hist = vec![0; bins as usize];
+        let mut wl = traffic::Workload::new(
+            spec,
+            w,
+            seed,
+            wl_tmpl[w].clone(),
+            std::mem::take(&mut slots[w]),
+            capacity,
+        );
+        wl.fair_share_flows = sc.metrics.fair_share_flows;
+        workloads.push(wl);
     }
-    let world = World::new(
+
+    let monitored = lay.monitored.iter().map(|&l| LinkId(l as u32)).collect();
+    let mut world = World::new(
         links,
         paths,
         flows,
@@ -363,9 +773,17 @@ pub fn build_dumbbell(sc: &Scenario) -> Result<(World, BuildInfo), ScenarioError
         sc.duration.0,
         sc.warmup.0,
         sc.sample_interval.map(|d| d.0),
-        vec![bn, bn_rev],
-        bn,
+        monitored,
+        LinkId(bottleneck as u32),
         stream(seed, "queues"),
     );
+    world.workloads = workloads;
+    let mut crossers = vec![0u32; world.links.len()];
+    for &(data, _, _) in &routes {
+        for l in &world.paths[data as usize] {
+            crossers[l.0 as usize] += 1;
+        }
+    }
+    world.crossers = crossers;
     Ok((world, info))
 }

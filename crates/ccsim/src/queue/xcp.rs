@@ -47,8 +47,14 @@
 //!   act on feedback. A dropped arrival still counts: y is the offered load.
 //! - *Unqueued packets.* A packet that finds the link idle is transmitted at once by the
 //!   engine; `pass_through` gives it the same arrival and departure processing.
-//! - No residue tracking (ns-2's later `residue_pos_fbk_`): the paper's per-packet
-//!   formula alone.
+//! - *Per-interval budget.* The per-packet formulas hand out h + φ⁺ (and h + φ⁻) over
+//!   an interval only if it carries the traffic the last one did. In a start-up the
+//!   traffic grows several-fold per interval (a newcomer is offered the whole spare
+//!   bandwidth at once), and uncapped they hand out several times φ: windows overshoot
+//!   and the buffer overflows. As ns-2's `xcpq.cc` (the code study 000 ran), each
+//!   interval hands out at most h + max(φ, 0) of positive and h + max(−φ, 0) of
+//!   negative feedback; a packet whose header already holds less than this router's
+//!   p_i − n_i is charged only what it takes (`residue_pos_fbk_`, `residue_neg_fbk_`).
 
 use super::{Limit, Queue, QueueCtx};
 use crate::packet::{Packet, PktKind};
@@ -151,6 +157,10 @@ pub struct Xcp {
     /// Per-packet factors in force (set at the last interval's end).
     xi_p: f64,
     xi_n: f64,
+    /// Positive and negative feedback (bytes) this interval may still hand out:
+    /// h + max(φ, 0) and h + max(−φ, 0) at its start.
+    residue_pos: f64,
+    residue_neg: f64,
     /// Persistent-queue estimation: the next sampling instant, the minimum queue seen by
     /// arrivals since the last one, and the current estimate Q (bytes).
     q_next: Time,
@@ -181,6 +191,8 @@ impl Xcp {
             sum_s: 0.0,
             xi_p: 0.0,
             xi_n: 0.0,
+            residue_pos: 0.0,
+            residue_neg: 0.0,
             q_next: first,
             running_min: 0,
             persistent_q: 0.0,
@@ -253,6 +265,8 @@ impl Xcp {
         } else {
             0.0
         };
+        self.residue_pos = h + phi.max(0.0);
+        self.residue_neg = h + (-phi).max(0.0);
         self.last = XcpInterval {
             length: t,
             y,
@@ -301,18 +315,30 @@ impl Xcp {
             return;
         }
         let s = pkt.size as f64;
-        if let Some(h) = pkt.xcp.as_mut() {
-            let (rtt, cwnd) = (h.rtt as f64, h.cwnd as f64);
-            let fb = if rtt > 0.0 && cwnd > 0.0 {
-                // §3.5.2: p_i − n_i.
-                self.xi_p * rtt * rtt * s / cwnd - self.xi_n * rtt * s
-            } else {
-                0.0
-            };
-            if (h.feedback as f64) > fb {
-                h.feedback = fb as f32;
-            }
+        let Some(h) = pkt.xcp.as_mut() else {
+            return;
+        };
+        let (rtt, cwnd) = (h.rtt as f64, h.cwnd as f64);
+        if rtt <= 0.0 || cwnd <= 0.0 {
+            h.feedback = h.feedback.min(0.0);
+            return;
         }
+        // §3.5.2: p_i = ξ_p·rtt_i²·s_i/cwnd_i and n_i = ξ_n·rtt_i·s_i, within what is
+        // left of this interval's h + φ⁺ and h + φ⁻ (ns-2's residues).
+        let mut pos = (self.xi_p * rtt * rtt * s / cwnd).min(self.residue_pos);
+        let mut neg = (self.xi_n * rtt * s).min(self.residue_neg);
+        let fb = pos - neg;
+        let found = h.feedback as f64;
+        if found >= fb {
+            h.feedback = fb as f32;
+        } else {
+            // An upstream router asked for less: this packet takes only `found` of our
+            // budget, charged as extra decrease (ns-2's accounting).
+            neg = (neg + (fb - found)).min(self.residue_neg);
+            pos = found + neg;
+        }
+        self.residue_pos = (self.residue_pos - pos).max(0.0);
+        self.residue_neg = (self.residue_neg - neg).max(0.0);
     }
 }
 
@@ -601,6 +627,48 @@ mod tests {
         }
         assert_eq!(x.persistent_queue(), 0.0);
         assert!(drops.is_empty());
+    }
+
+    /// The paper's allocation hands out h + φ⁺ per interval when the next interval
+    /// carries the traffic the last one did. When far more arrives, the per-interval
+    /// budget caps the total. Here the last interval saw one packet of a flow with a
+    /// 10-packet window, the next sees 200 such packets (twenty flows joining): each
+    /// would get p = ξ_p·rtt²·s/cwnd = budget/10, twenty budgets in all, uncapped.
+    #[test]
+    fn positive_feedback_per_interval_is_capped_at_h_plus_phi() {
+        let mut x = Xcp::new(XcpConfig::ORIGINAL, Limit::Packets(1000), RATE);
+        offer(
+            &mut x,
+            &|_| data(1000, 10_000.0, 0.1),
+            1,
+            Time::ZERO,
+            Time::from_millis(10),
+        );
+        let mut fb = Vec::new();
+        let mut rng = stream(1, "q");
+        let mut drops = Vec::new();
+        for i in 0..200u64 {
+            let mut ctx = QueueCtx {
+                now: Time::from_millis(10) + Time::from_micros(50 * i),
+                rng: &mut rng,
+                drops: &mut drops,
+            };
+            let mut p = data(1000, 10_000.0, 0.1);
+            x.pass_through(&mut p, &mut ctx);
+            fb.push(p.xcp.unwrap().feedback as f64);
+        }
+        let iv = x.last_interval();
+        let budget = iv.h + iv.phi.max(0.0);
+        assert!(iv.length == 0.01 && budget > 0.0, "{iv:?}");
+        // Uncapped per-packet value: ξ_p·rtt²·s/cwnd.
+        let p_i = iv.xi_p * 0.01 * 1000.0 / 10_000.0;
+        assert!((fb[0] - p_i).abs() < 1e-4 * p_i && (p_i - budget / 10.0).abs() < 1e-4 * p_i);
+        let total: f64 = fb.iter().sum();
+        assert!(
+            (total - budget).abs() < 1e-4 * budget,
+            "handed out {total} B, budget {budget} B"
+        );
+        assert_eq!(fb[199], 0.0);
     }
 
     /// A router never raises the feedback it finds in the header.

@@ -38,8 +38,17 @@ pub struct Scenario {
     pub flows: Vec<FlowGroup>,
     #[serde(default)]
     pub poisson: Vec<PoissonSpec>,
+    /// Dynamic TCP workloads: web-like ON/OFF, closed loop, Poisson flow arrivals.
+    #[serde(default)]
+    pub workloads: Vec<crate::traffic::WorkloadSpec>,
     /// Options of the fluid engine (`engine = "fluid"`).
     pub fluid: Option<crate::fluid::FluidSpec>,
+    /// How metrics are measured (docs/metrics.md).
+    #[serde(default)]
+    pub metrics: crate::metrics::MetricsSpec,
+    /// Optional outputs: events.parquet, pcap traces, every link's statistics.
+    #[serde(default)]
+    pub output: crate::output::OutputSpec,
 }
 
 fn default_seed() -> u64 {
@@ -58,19 +67,37 @@ pub enum Engine {
 }
 
 #[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum TopologyKind {
+    /// Two routers joined by one bottleneck; every flow has its own access links.
     Dumbbell,
+    /// `middle_links` routers-to-router links in a chain (study 000 §4.4).
+    ParkingLot,
+    /// Nodes and links as listed; flows by endpoints; shortest-path routes.
+    Graph,
+}
+
+impl TopologyKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            TopologyKind::Dumbbell => "dumbbell",
+            TopologyKind::ParkingLot => "parking_lot",
+            TopologyKind::Graph => "graph",
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Topology {
     pub kind: TopologyKind,
-    pub bottleneck_rate: RateQ,
-    pub bottleneck_delay: Dur,
-    /// Buffer of the bottleneck queue (both directions).
-    pub buffer: BufferSpec,
+    /// Rate and one-way delay of the bottleneck (dumbbell) or of every middle link
+    /// (parking lot). Not used by graphs, whose links carry their own.
+    pub bottleneck_rate: Option<RateQ>,
+    pub bottleneck_delay: Option<Dur>,
+    /// Buffer of the bottleneck queues (both directions; every middle link of a parking
+    /// lot); in a graph, the default of links that give none.
+    pub buffer: Option<BufferSpec>,
     /// How buffer rules (bdp, stanford, tiny) are realized: in packets or bytes.
     #[serde(default)]
     pub buffer_unit: BufferUnit,
@@ -89,6 +116,33 @@ pub struct Topology {
     /// Bernoulli loss probability on the reverse bottleneck link.
     #[serde(default)]
     pub reverse_loss: f64,
+    /// Parking lot: the number k of middle links in the chain (routers r0..rk).
+    pub middle_links: Option<u32>,
+    /// Graph: node names.
+    #[serde(default)]
+    pub nodes: Vec<String>,
+    /// Graph: links between nodes (duplex unless `duplex = false`).
+    #[serde(default)]
+    pub links: Vec<crate::net::graph::LinkSpec>,
+    /// Graph: the metric of the static shortest-path routes (docs/scenarios.md#graph).
+    #[serde(default)]
+    pub routing: crate::net::graph::Routing,
+}
+
+impl Topology {
+    /// The bottleneck (dumbbell) or middle-link (parking lot) rate; validated present.
+    pub fn rate(&self) -> crate::units::Rate {
+        self.bottleneck_rate.map_or(crate::units::Rate(0), |r| r.0)
+    }
+    /// The bottleneck or middle-link one-way delay; validated present.
+    pub fn delay(&self) -> crate::units::Time {
+        self.bottleneck_delay
+            .map_or(crate::units::Time::ZERO, |d| d.0)
+    }
+    /// The bottleneck buffer; validated present for dumbbells and parking lots.
+    pub fn buffer_spec(&self) -> BufferSpec {
+        self.buffer.unwrap_or(BufferSpec::Tiny)
+    }
 }
 
 #[derive(Debug, Deserialize, Default, Clone, Copy, PartialEq, Eq)]
@@ -242,6 +296,12 @@ pub struct FlowGroup {
     /// flow of the group: deterministic losses for testing loss recovery.
     #[serde(default)]
     pub drop_segments: Vec<u64>,
+    /// Graph: the flows' sender and receiver nodes.
+    pub src: Option<String>,
+    pub dst: Option<String>,
+    /// Parking lot: the middle links `[first, last]` the flows cross (1-based,
+    /// inclusive); default all of them (the long flows).
+    pub span: Option<[u32; 2]>,
 }
 
 fn one() -> u32 {
@@ -261,6 +321,11 @@ pub struct PoissonSpec {
     pub direction: Direction,
     pub start: Option<Dur>,
     pub stop: Option<Dur>,
+    /// The one named link the packets cross (any topology; overrides `direction`).
+    pub link: Option<String>,
+    /// Graph: the source's endpoints; its packets follow the route between them.
+    pub src: Option<String>,
+    pub dst: Option<String>,
 }
 
 /// Apply `path=value` overrides to a parsed TOML tree. `value` is read as TOML
@@ -378,12 +443,9 @@ impl Scenario {
     /// Checks that types alone cannot express.
     pub fn validate(&self) -> Result<(), ScenarioError> {
         let t = &self.topology;
-        if t.bottleneck_rate.0.bps() == 0 {
-            return Err(ScenarioError::at(
-                "topology.bottleneck_rate",
-                "a link needs a positive rate, got 0bps",
-            ));
-        }
+        // Fields per kind, routes, spans and endpoints (net::graph).
+        crate::net::graph::check_topology(self)?;
+        crate::traffic::check_workloads(self)?;
         if let Some(r) = t.access_rate {
             if r.0.bps() == 0 {
                 return Err(ScenarioError::at(
@@ -429,6 +491,10 @@ impl Scenario {
             if g.cc.name == "xcp"
                 && self.engine == Engine::Packet
                 && !matches!(t.queue, QueueSpec::Xcp(_))
+                && !t.links.iter().any(|l| {
+                    matches!(l.queue, Some(QueueSpec::Xcp(_)))
+                        || matches!(l.reverse_queue, Some(QueueSpec::Xcp(_)))
+                })
             {
                 return Err(ScenarioError::at(
                     &format!("{p}.cc"),
@@ -492,16 +558,6 @@ impl Scenario {
                     ));
                 }
             }
-            if let Some(d) = &g.rtt {
-                if let crate::random::Dist::Fixed(v) | crate::random::Dist::Uniform(v, _) = d.dist {
-                    if v <= 2.0 * t.bottleneck_delay.0.as_secs_f64() {
-                        return Err(ScenarioError::at(
-                            &format!("{p}.rtt"),
-                            format!("an RTT of {v}s does not exceed twice the bottleneck delay"),
-                        ));
-                    }
-                }
-            }
         }
         for (i, s) in self.poisson.iter().enumerate() {
             let p = format!("poisson[{i}]");
@@ -522,9 +578,11 @@ impl Scenario {
                 _ => {}
             }
         }
-        if self.flows.is_empty() && self.poisson.is_empty() {
+        self.metrics.resolve()?;
+        self.output.check()?;
+        if self.flows.is_empty() && self.poisson.is_empty() && self.workloads.is_empty() {
             return Err(ScenarioError(
-                "the scenario has no traffic: add [[flows]] or [[poisson]]".into(),
+                "the scenario has no traffic: add [[flows]], [[poisson]] or [[workloads]]".into(),
             ));
         }
         Ok(())

@@ -30,7 +30,12 @@ pub enum Event {
     /// Pacing release at the sender.
     Pace(FlowId, u32),
     SourceEmit(SourceId),
+    /// A dynamic workload (traffic/): a Poisson flow arrival (slot `u32::MAX`) or the
+    /// next flow of the node whose slot is the given flow id.
+    Workload(u32, u32),
     Sample,
+    /// Metrics probe tick (CoV samples, convergence; metrics::probe).
+    Probe,
     Warmup,
     End,
 }

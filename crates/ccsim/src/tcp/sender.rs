@@ -94,6 +94,8 @@ pub struct Sender {
     /// Set CWR on the next new data segment.
     cwr_pending: bool,
     recovery_start: Time,
+    /// The algorithm wants the XCP congestion header (asked once, not per packet).
+    xcp: bool,
     // Once-per-RTT bookkeeping.
     round_end: u64,
     round_min: Option<Time>,
@@ -120,6 +122,7 @@ impl Sender {
         };
         let rtt = RttEstimator::new(cfg.min_rto, cfg.max_rto, cfg.initial_rto);
         let pacing = cfg.pacing;
+        let xcp = cc.xcp();
         Sender {
             st: CcState {
                 cwnd: cfg.init_cwnd,
@@ -152,6 +155,7 @@ impl Sender {
             ecn_recover: 0,
             cwr_pending: false,
             recovery_start: Time::ZERO,
+            xcp,
             round_end: 0,
             round_min: None,
             round_sum: 0.0,
@@ -205,7 +209,7 @@ impl Sender {
         p.retx = retx;
         // XCP congestion header (Katabi et al. 2002, §3.2): cwnd in bytes on the wire,
         // SRTT, and an unlimited request that the routers lower (cc/xcp.rs).
-        if self.cc.xcp() {
+        if self.xcp {
             p.xcp = Some(XcpHeader {
                 cwnd: (self.st.cwnd * (self.cfg.mss + self.cfg.header) as f64) as f32,
                 rtt: self.rtt.srtt.unwrap_or(0.0) as f32,

@@ -1,0 +1,367 @@
+"""Figures the studies draw, with matplotlib (Agg backend: no display needed).
+
+- :func:`timeseries`: cwnd, throughput, utilization or queue of one run against time;
+- :func:`metric_vs_param`: a summary metric against a swept parameter, one line per
+  value of another parameter (usually the algorithm), mean and 95 % CI error bars
+  across seeds, optional log axes;
+- :func:`cdf`: empirical CDFs of a per-flow quantity (FCT, goodput) or a per-run metric,
+  one curve per group.
+
+Every function returns the ``Figure``; :func:`save` writes it as PDF, SVG or PNG by the
+file's extension (vector for papers, PNG for screens). Axis labels carry units.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # before pyplot: never open a window, work on headless machines
+
+import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from ccsim._core import ScenarioError  # noqa: E402
+
+# Publication defaults: Type 42 fonts in PDF (editable, accepted by IEEE/ACM checkers),
+# text kept as text in SVG, no date stamps in files so a figure is reproducible.
+STYLE = {
+    "figure.figsize": (5.0, 3.2),
+    "figure.dpi": 100,
+    "savefig.dpi": 200,
+    "font.size": 9,
+    "axes.labelsize": 9,
+    "axes.titlesize": 9,
+    "legend.fontsize": 8,
+    "xtick.labelsize": 8,
+    "ytick.labelsize": 8,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "lines.linewidth": 1.2,
+    "pdf.fonttype": 42,
+    "ps.fonttype": 42,
+    "svg.fonttype": "none",
+    "svg.hashsalt": "ccsim",
+}
+
+# name -> (label, unit, scale): the quantity's name in ccsim and how to show it.
+QUANTITIES: dict[str, tuple[str, str, float]] = {
+    "utilization": ("utilization", "fraction of capacity", 1.0),
+    "utilization_data": ("utilization (data)", "fraction of capacity", 1.0),
+    "throughput_bps": ("throughput", "Mb/s", 1e-6),
+    "goodput_bps": ("goodput", "Mb/s", 1e-6),
+    "flows_goodput_bps_total": ("total goodput", "Mb/s", 1e-6),
+    "flows_goodput_bps_forward": ("forward goodput", "Mb/s", 1e-6),
+    "flows_jain_fairness": ("Jain fairness index", "", 1.0),
+    "queue_pkts": ("queue", "packets", 1.0),
+    "queue_bytes": ("queue", "KB", 1e-3),
+    "queue_mean_pkts": ("mean queue", "packets", 1.0),
+    "queue_max_pkts": ("max queue", "packets", 1.0),
+    "queue_mean_bytes": ("mean queue", "KB", 1e-3),
+    "queue_max_bytes": ("max queue", "KB", 1e-3),
+    "queue_delay_mean_s": ("mean queueing delay", "ms", 1e3),
+    "drop_rate": ("drop rate", "%", 100.0),
+    "cwnd_pkts": ("cwnd", "packets", 1.0),
+    "cwnd_final": ("final cwnd", "packets", 1.0),
+    "fct_s": ("flow completion time", "s", 1.0),
+    "rtt_prop_s": ("propagation RTT", "ms", 1e3),
+    "wall_s": ("wall-clock time", "s", 1.0),
+}
+
+
+def quantity(name: str) -> tuple[str, str, float]:
+    """``(label, unit, scale)`` for a metric or column name, guessed from its suffix
+    when it is not listed in ``QUANTITIES``."""
+    if name in QUANTITIES:
+        return QUANTITIES[name]
+    base = name.split(".")[-1]
+    if base in QUANTITIES:
+        return QUANTITIES[base]
+    for suffix, unit, scale in (
+        ("_bps", "Mb/s", 1e-6),
+        ("_pkts", "packets", 1.0),
+        ("_bytes", "bytes", 1.0),
+        ("_s", "s", 1.0),
+    ):
+        if base.endswith(suffix):
+            return base[: -len(suffix)].replace("_", " "), unit, scale
+    return base.replace("_", " "), "", 1.0
+
+
+def label(name: str) -> str:
+    """Axis label with unit: ``"throughput (Mb/s)"``."""
+    text, unit, _ = quantity(name)
+    return f"{text} ({unit})" if unit else text
+
+
+def save(fig, path: str | os.PathLike) -> Path:
+    """Write *fig* to *path*; the format follows the extension (.pdf, .svg, .png)."""
+    p = Path(path)
+    fmt = p.suffix.lower().lstrip(".")
+    if fmt not in ("pdf", "svg", "png"):
+        raise ScenarioError(f"{p}: figures are written as .pdf, .svg or .png")
+    p.parent.mkdir(parents=True, exist_ok=True)
+    with plt.rc_context(STYLE):
+        fig.savefig(p, format=fmt, bbox_inches="tight", metadata=_metadata(fmt))
+    return p
+
+
+def _metadata(fmt: str) -> dict[str, Any]:
+    # No creation date: the same data make the same bytes.
+    if fmt == "pdf":
+        return {"CreationDate": None, "Creator": "ccsim"}
+    if fmt == "svg":
+        return {"Date": None, "Creator": "ccsim"}
+    return {"Software": "ccsim"}
+
+
+# ------------------------------------------------------------------ time series
+
+
+def _series_of(run: Any) -> pd.DataFrame:
+    if isinstance(run, pd.DataFrame):
+        return run
+    if isinstance(run, str | os.PathLike):
+        return pd.read_parquet(Path(run) / "series.parquet", engine="pyarrow")
+    return run.series
+
+
+def timeseries(
+    run: Any,
+    metric: str,
+    *,
+    ids: Sequence[int] | None = None,
+    entity: str | None = None,
+    ax=None,
+    title: str | None = None,
+):
+    """*metric* of one run against time, one line per flow or link.
+
+    *run*: a ``ccsim.Run``, a run directory, or a series DataFrame (long format:
+    time, entity, id, metric, value). *metric*: ``cwnd_pkts``, ``throughput_bps``
+    (flows), ``utilization``, ``queue_pkts``, ``queue_bytes`` (links). *ids*: which
+    flows or links (default: all). *entity*: ``"flow"`` or ``"link"`` when a metric
+    exists for both.
+    """
+    series = _series_of(run)
+    sel = series[series["metric"].astype(str) == metric]
+    if entity is not None:
+        sel = sel[sel["entity"].astype(str) == entity]
+    if ids is not None:
+        sel = sel[sel["id"].isin(list(ids))]
+    if sel.empty:
+        have = sorted(set(series["metric"].astype(str)))
+        raise ScenarioError(f"timeseries: no samples of {metric!r} (the run has {have})")
+    _, _, scale = quantity(metric)
+    with plt.rc_context(STYLE):
+        fig, ax = _fig_ax(ax)
+        groups = sel.groupby([sel["entity"].astype(str), sel["id"]], sort=True)
+        for (ent, i), g in groups:
+            ax.plot(g["time"], g["value"] * scale, label=f"{ent} {i}", drawstyle="steps-post")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel(label(metric))
+        if groups.ngroups <= 10:
+            ax.legend(loc="best", frameon=False)
+        if title:
+            ax.set_title(title)
+        fig.tight_layout()
+    return fig
+
+
+# ------------------------------------------------------------------ metric vs parameter
+
+_QUANTITY = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)?\s*([A-Za-z%/]*)\s*$")
+
+
+def numeric_axis(values: Sequence[Any]) -> tuple[list[float], str] | None:
+    """Positions for swept values that are numbers or numbers with one shared unit:
+    ``["0.25bdp", "bdp", "2bdp"]`` -> ``([0.25, 1, 2], "bdp")``; ``None`` otherwise."""
+    xs, units = [], set()
+    for v in values:
+        if isinstance(v, bool):
+            return None
+        if isinstance(v, int | float):
+            xs.append(float(v))
+            units.add("")
+            continue
+        if not isinstance(v, str):
+            return None
+        m = _QUANTITY.match(v)
+        if not m or (m.group(1) is None and not m.group(2)):
+            return None
+        xs.append(float(m.group(1)) if m.group(1) is not None else 1.0)
+        units.add(m.group(2))
+    if len(units) != 1:
+        return None
+    unit = units.pop()
+    if unit and not any(c.isalpha() for c in unit):
+        return None
+    return xs, unit
+
+
+def metric_vs_param(
+    data: Any,
+    x: str,
+    metric: str,
+    *,
+    by: str | None = None,
+    logx: bool = False,
+    logy: bool = False,
+    ax=None,
+    title: str | None = None,
+):
+    """*metric* (mean and 95 % CI across seeds) against swept parameter *x*, one line
+    per value of *by* (for instance ``"flows[0].cc"``: one line per algorithm).
+
+    *data*: a ``Sweep``, a sweep directory, or a table from ``Sweep.table()`` that has
+    the columns *x*, *by*, ``<metric>_mean`` and ``<metric>_ci95``. Values of *x* that
+    are numbers, or numbers sharing a unit (``"0.25bdp"``, ``"bdp"``), go on a numeric
+    axis; otherwise each value gets a position in grid order.
+    """
+    tab = _table_of(data, metric, [c for c in (x, by) if c])
+    if x not in tab.columns:
+        raise ScenarioError(f"metric_vs_param: {x!r} is not a swept parameter")
+    if by is not None and by not in tab.columns:
+        raise ScenarioError(f"metric_vs_param: {by!r} is not a swept parameter")
+    xs_all = list(dict.fromkeys(tab[x]))
+    num = numeric_axis(xs_all)
+    _, _, scale = quantity(metric)
+    with plt.rc_context(STYLE):
+        fig, ax = _fig_ax(ax)
+        groups = [(None, tab)] if by is None else list(tab.groupby(by, sort=False))
+        for key, g in groups:
+            if num is not None:
+                pos = dict(zip(xs_all, num[0], strict=True))
+                g = g.assign(_x=g[x].map(pos)).sort_values("_x")
+            else:
+                pos = {v: i for i, v in enumerate(xs_all)}
+                g = g.assign(_x=g[x].map(pos))
+            y = g[f"{metric}_mean"].to_numpy(float) * scale
+            err = g[f"{metric}_ci95"].to_numpy(float) * scale
+            err = np.where(np.isfinite(err), err, 0.0)
+            ax.errorbar(
+                g["_x"].to_numpy(float), y, yerr=err, marker="o", markersize=3.5, capsize=3,
+                label=None if key is None else f"{key}",
+            )  # fmt: skip
+        if num is not None:
+            ax.set_xlabel(f"{x} ({num[1]})" if num[1] else x)
+        else:
+            ax.set_xticks(range(len(xs_all)), [str(v) for v in xs_all])
+            ax.set_xlabel(x)
+        ax.set_ylabel(label(metric))
+        if logx:
+            if num is None or min(num[0]) <= 0:
+                raise ScenarioError(f"metric_vs_param: a log axis needs positive values of {x}")
+            ax.set_xscale("log")
+            # Ticks at the swept values, written plainly (0.25, 0.5, 1, 2), not 2×10⁻¹.
+            ticks = sorted(set(num[0]))
+            ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
+            ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        if logy:
+            ax.set_yscale("log")
+        if by is not None:
+            ax.legend(title=by, frameon=False)
+        if title:
+            ax.set_title(title)
+        fig.tight_layout()
+    return fig
+
+
+def _table_of(data: Any, metric: str, keys: list[str]) -> pd.DataFrame:
+    if isinstance(data, pd.DataFrame):
+        if f"{metric}_mean" not in data.columns:
+            raise ScenarioError(f"metric_vs_param: the table has no {metric}_mean column")
+        return data
+    from ccsim.store import table
+
+    directory = data.directory if hasattr(data, "directory") else data
+    return table(directory, metrics=[metric], by=keys)
+
+
+# ------------------------------------------------------------------ CDFs
+
+
+def cdf(
+    data: Any,
+    column: str,
+    *,
+    by: str | None = None,
+    source: str = "flows",
+    logx: bool = False,
+    ax=None,
+    title: str | None = None,
+):
+    """Empirical CDF of *column*, one curve per value of *by*.
+
+    *data*: a ``Sweep`` or sweep directory (then *source* says where *column* lives:
+    ``"flows"`` for per-flow values such as ``fct_s`` or ``goodput_bps`` from every
+    run, ``"runs"`` for per-run metrics), or a DataFrame holding *column* (and *by*),
+    or a mapping ``{label: values}``. NaN values (flows that did not finish) are
+    left out; the legend says how many values each curve has.
+    """
+    groups = _cdf_groups(data, column, by, source)
+    _, _, scale = quantity(column)
+    with plt.rc_context(STYLE):
+        fig, ax = _fig_ax(ax)
+        drawn = 0
+        for key, values in groups:
+            v = np.sort(np.asarray(values, dtype=float))
+            v = v[np.isfinite(v)] * scale
+            if len(v) == 0:
+                continue
+            drawn += 1
+            p = np.arange(1, len(v) + 1) / len(v)
+            name = column if key is None else str(key)
+            ax.step(v, p, where="post", label=f"{name} (n={len(v)})")
+        if not drawn:
+            plt.close(fig)
+            raise ScenarioError(
+                f"cdf: no finite values of {column!r} (an FCT exists only for flows "
+                "with a size that finished)"
+            )
+        ax.set_xlabel(label(column))
+        ax.set_ylabel("cumulative fraction")
+        ax.set_ylim(0, 1.02)
+        if logx:
+            ax.set_xscale("log")
+        ax.legend(title=by, frameon=False, loc="lower right")
+        if title:
+            ax.set_title(title)
+        fig.tight_layout()
+    return fig
+
+
+def _cdf_groups(data: Any, column: str, by: str | None, source: str):
+    if isinstance(data, dict):
+        return list(data.items())
+    if not isinstance(data, pd.DataFrame):
+        from ccsim.store import query
+
+        directory = data.directory if hasattr(data, "directory") else data
+        if source not in ("flows", "runs"):
+            raise ScenarioError(f"cdf: source must be 'flows' or 'runs', got {source!r}")
+        cols = f'"{column}"' + (f', runs."{by}"' if by else "")
+        if source == "flows":
+            sql = f"SELECT flows.{cols} FROM flows JOIN runs USING (run_id)"
+        else:
+            sql = f"SELECT {cols} FROM runs WHERE status = 'done'"
+        data = query(directory, sql)
+    if column not in data.columns:
+        raise ScenarioError(f"cdf: no column {column!r}")
+    if by is None:
+        return [(None, data[column])]
+    return [(k, g[column]) for k, g in data.groupby(by, sort=False)]
+
+
+def _fig_ax(ax):
+    if ax is not None:
+        return ax.figure, ax
+    fig, ax = plt.subplots()
+    return fig, ax

@@ -1,0 +1,560 @@
+"""Study 001: Aggarwal, Savage, Anderson, *Understanding the Performance of TCP Pacing*.
+
+The packet engine: TCP Reno against Paced Reno (``tcp.pacing = "leaky"``: one packet
+per RTT/cwnd, §3.1) on the dumbbell of §4 (40 ms bottleneck, 5 ms side links at 4× the
+bottleneck rate, MSS 576 B on the wire, drop-tail). Figures 3-4 (one flow, BDP/4
+buffer: cumulative throughput and window against time) and 6-8 (50 flows at 57 Mb/s:
+cumulative aggregate throughput, fairness and aggregate window against time). Figures
+4, 7 and 8 are drawn from the runs of Figures 3 and 6 (same scenarios).
+
+Figures 5 and 9-16 (throughput difference against the BDP, variable RTTs, closed-loop
+finite flows, mixed paced / non-paced, RED) are not reproduced yet.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ccsim import plots
+from ccsim.reproduce import Claim, Context, FigureResult, fmt
+
+WIRE = 576.0  # bytes per packet on the wire (MSS 536 B + 40 B header)
+MSS = 536.0
+RATE = 57e6  # bottleneck, b/s
+RTT = 0.1  # two-way propagation, s
+BDP = RATE * RTT / (8 * WIRE)  # 1237 packets
+BUFFER = int(0.25 * BDP)  # ccsim's rule rounds down: 309 packets
+LABEL = {"none": "Reno", "leaky": "Paced Reno"}
+
+
+def _plt():
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _flow_series(run, metric: str) -> pd.DataFrame:
+    """One column per flow, one row per sample time."""
+    s = run.series
+    s = s[(s["entity"] == "flow") & (s["metric"] == metric)]
+    return s.pivot_table(index="time", columns="id", values="value", observed=True).sort_index()
+
+
+def _cumulative(run) -> tuple[np.ndarray, np.ndarray]:
+    """(times, per-flow bytes delivered up to each time) from the goodput series."""
+    th = _flow_series(run, "throughput_bps").fillna(0.0)
+    t = th.index.to_numpy(dtype=float)
+    dt = np.diff(np.concatenate([[0.0], t]))
+    return t, (th.to_numpy() * dt[:, None]).cumsum(axis=0) / 8.0
+
+
+def _at(t: np.ndarray, y: np.ndarray, when: float) -> float:
+    i = int(np.searchsorted(t, when, side="right")) - 1
+    return float(y[max(i, 0)])
+
+
+def _runs_by_pacing(ctx: Context, figure: str, quick: dict | None):
+    sw, runs = ctx.sweep(figure, quick=quick)
+    runs = runs.assign(pacing=runs["flows[0].tcp.pacing"].astype(str))
+    return sw, runs
+
+
+# ------------------------------------------------------------------ Figures 3-4
+
+QUICK_1 = {"seeds": 1}
+
+
+def _single(ctx: Context):
+    sw, runs = _runs_by_pacing(ctx, "fig3", QUICK_1)
+    out = {}
+    for _, row in runs.iterrows():
+        run = sw.load(row["run_id"])
+        t, cum = _cumulative(run)
+        cw = _flow_series(run, "cwnd_pkts")[0]
+        f = run.flows.iloc[0]
+        out[row["pacing"]] = {
+            "t": t,
+            "cum_tput": cum[:, 0] * 8 / np.maximum(t, 1e-9),
+            "cwnd_t": cw.index.to_numpy(dtype=float),
+            "cwnd": cw.to_numpy(dtype=float),
+            "cwnd_first_drop": float(f["cwnd_at_first_drop"]),
+            "flight_first_drop": float(f["flight_at_first_drop"]),
+            "timeouts": int(f["timeouts"]),
+            "losses": int(f["losses"]),
+            "goodput": float(f["goodput_bps"]),
+        }
+    return out
+
+
+def fig3(ctx: Context) -> FigureResult:
+    d = _single(ctx)
+    plt = _plt()
+    with plt.rc_context(plots.STYLE):
+        fig, ax = plt.subplots()
+        for p, v in d.items():
+            ax.plot(v["t"], v["cum_tput"] / 1e6, label=LABEL[p])
+        ax.axhline(RATE * MSS / WIRE / 1e6, color="grey", lw=0.8, ls=":")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("cumulative throughput (Mb/s)")
+        ax.set_title(f"Fig. 3: one flow, 57 Mb/s, buffer {BUFFER} pkts (BDP/4)")
+        ax.legend()
+        path = ctx.out / "fig3.png"
+        plots.save(fig, path)
+        plt.close(fig)
+    res = FigureResult("fig3", "one flow, BDP/4 buffer: cumulative throughput", [path.name])
+    r, p = d["none"], d["leaky"]
+    early = [1.5, 2.0, 3.0, 5.0, 10.0]
+    ahead = {w: (_at(p["t"], p["cum_tput"], w), _at(r["t"], r["cum_tput"], w)) for w in early}
+    end = (float(p["cum_tput"][-1]), float(r["cum_tput"][-1]))
+    res.claims += [
+        Claim(
+            "paced_ahead_early",
+            "in the initial period pacing achieves much better (cumulative) throughput "
+            "than Reno",
+            "figure: paced well above Reno early",
+            ", ".join(f"{w:g} s: {a / 1e6:.1f} vs {b / 1e6:.1f} Mb/s" for w, (a, b) in ahead.items()),
+            all(a > 1.3 * b for a, b in ahead.values()),
+            "paced > 1.3 × Reno at 1.5, 2, 3, 5 and 10 s",
+        ),
+        Claim(
+            "reno_first_loss_2b",
+            "Reno's first loss comes when its window reaches about twice the buffer",
+            f"≈ 2 × buffer = {2 * BUFFER} pkts",
+            f"cwnd {r['cwnd_first_drop']:.0f} pkts = {r['cwnd_first_drop'] / BUFFER:.2f} × buffer",
+            2 * BUFFER <= r["cwnd_first_drop"] <= 3 * BUFFER,
+            "2B ≤ cwnd at the first drop ≤ 3B (slow start doubles from a window "
+            "W/2 ∈ (B, 2B] whose burst just fit; the drop comes B packets into the next)",
+        ),
+        Claim(
+            "paced_first_loss_pipe",
+            "Paced Reno gets a loss only after it saturates the pipe",
+            f"≈ BDP + buffer = {BDP + BUFFER:.0f} pkts",
+            f"packets in flight {p['flight_first_drop']:.0f} (cwnd {p['cwnd_first_drop']:.0f})",
+            abs(p["flight_first_drop"] / (BDP + BUFFER) - 1) < 0.1,
+            "flight at the first drop within 10 % of BDP + B",
+        ),
+        Claim(
+            "steady_state_similar",
+            "in steady state both show the same sawtooth and similar throughput "
+            "(Reno ramping up slowly in congestion avoidance, pacing not)",
+            "similar in steady state",
+            f"cumulative at {r['t'][-1]:.0f} s: paced {end[0] / 1e6:.1f}, Reno "
+            f"{end[1] / 1e6:.1f} Mb/s; timeouts paced {p['timeouts']}, Reno {r['timeouts']}",
+            None,
+            "not checked: in ccsim the paced flow's slow-start overshoot loses about a "
+            "window and ends in timeouts (see docs/reproductions/001.md)",
+        ),
+    ]
+    res.values = {
+        "buffer_pkts": BUFFER,
+        "bdp_pkts": BDP,
+        "reno": {k: v for k, v in r.items() if np.isscalar(v)},
+        "paced": {k: v for k, v in p.items() if np.isscalar(v)},
+        "cum_tput_early": {str(w): {"paced": a, "reno": b} for w, (a, b) in ahead.items()},
+    }
+    return res
+
+
+def fig4(ctx: Context) -> FigureResult:
+    d = _single(ctx)
+    plt = _plt()
+    with plt.rc_context(plots.STYLE):
+        fig, ax = plt.subplots()
+        for p, v in d.items():
+            ax.plot(v["cwnd_t"], v["cwnd"], label=LABEL[p], lw=0.8)
+        ax.axhline(BDP + BUFFER, color="grey", lw=0.8, ls=":", label="BDP + buffer")
+        ax.axhline(2 * BUFFER, color="grey", lw=0.8, ls="--", label="2 × buffer")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("cwnd (packets)")
+        ax.set_ylim(0, 1.3 * (BDP + BUFFER))
+        ax.set_title("Fig. 4: window of one flow, BDP/4 buffer")
+        ax.legend()
+        path = ctx.out / "fig4.png"
+        plots.save(fig, path)
+        plt.close(fig)
+    res = FigureResult("fig4", "one flow, BDP/4 buffer: window against time", [path.name])
+    r, p = d["none"], d["leaky"]
+    tr, tp = _ramp(r), _ramp(p)
+    res.claims += [
+        Claim(
+            "reno_slow_ramp",
+            "Reno falls out of slow start early and takes a long time in congestion "
+            "avoidance to ramp up to the bottleneck bandwidth",
+            "words (Figure 4)",
+            f"first 1-s goodput ≥ 90 % of the link after 2 s: Reno at {_fmt_t(tr)}",
+            tr > 10.0,
+            "Reno needs more than 10 s (one packet per RTT from a small window)",
+        ),
+        Claim(
+            "paced_fast_ramp",
+            "Paced Reno, losing only once the pipe is full, reaches the bottleneck "
+            "rate much sooner than Reno",
+            "words (Figures 3-4)",
+            f"Paced Reno at {_fmt_t(tp)}, Reno at {_fmt_t(tr)}",
+            tp < tr / 2,
+            "paced ramp time < half of Reno's",
+        ),
+    ]
+    res.values = {"ramp_s": {"reno": tr, "paced": tp}}
+    return res
+
+
+def _ramp(v: dict, frac: float = 0.9, after: float = 2.0) -> float:
+    """First time after *after* at which the goodput over the past second reaches
+    *frac* of the link's payload rate; inf if never (within the run)."""
+    t, cum = v["t"], v["cum_tput"] * v["t"] / 8  # bytes delivered
+    target = frac * RATE * MSS / WIRE / 8
+    for i in np.where(t >= after + 1.0)[0]:
+        j = int(np.searchsorted(t, t[i] - 1.0))
+        if (cum[i] - cum[j]) / (t[i] - t[j]) >= target:
+            return float(t[i])
+    return float("inf")
+
+
+def _fmt_t(x: float) -> str:
+    return "never (in the run)" if not np.isfinite(x) else f"{x:.1f} s"
+
+
+# ------------------------------------------------------------------ Figures 6-8
+
+QUICK_50 = {"seeds": 1}
+
+
+def _fifty(ctx: Context) -> dict:
+    sw, runs = _runs_by_pacing(ctx, "fig6", QUICK_50)
+    out: dict[str, list[dict]] = {}
+    for _, row in runs.iterrows():
+        run = sw.load(row["run_id"])
+        t, cum = _cumulative(run)
+        n = cum.shape[1]
+        agg = cum.sum(axis=1) * 8 / np.maximum(t, 1e-9)
+        jain = cum.sum(axis=1) ** 2 / np.maximum(n * (cum**2).sum(axis=1), 1e-30)
+        cw = _flow_series(run, "cwnd_pkts")
+        first = []
+        for c in cw.columns:
+            w = cw[c].to_numpy(dtype=float)
+            down = np.where(np.diff(w) < 0)[0]
+            first.append(float(cw.index[down[0] + 1]) if len(down) else np.nan)
+        first = np.array(first)
+        u = run.series
+        u = u[(u["entity"] == "link") & (u["id"] == 0) & (u["metric"] == "utilization")]
+        steady = float(u[u["time"] > 20.0]["value"].mean())
+        b = run.summary["links"]["bottleneck"]
+        out.setdefault(row["pacing"], []).append(
+            {
+                "t": t,
+                "agg": agg,
+                "jain": jain,
+                "cwnd_t": cw.index.to_numpy(dtype=float),
+                "cwnd_sum": cw.fillna(0).sum(axis=1).to_numpy(),
+                "first_spread": float(np.nanpercentile(first, 90) - np.nanpercentile(first, 10)),
+                "first_range": float(np.nanmax(first) - np.nanmin(first)),
+                "steady_util": steady,
+                "sync_mean": float(b["sync"]["mean"]),
+                "utilization": float(b["utilization"]),
+                "timeouts": int(run.flows["timeouts"].sum()),
+            }
+        )
+    return out
+
+
+def _mean_at(runs: list[dict], key: str, when: float) -> float:
+    return float(np.mean([_at(r["t"], r[key], when) for r in runs]))
+
+
+def _mean(runs: list[dict], key: str) -> float:
+    return float(np.mean([r[key] for r in runs]))
+
+
+def fig6(ctx: Context) -> FigureResult:
+    d = _fifty(ctx)
+    plt = _plt()
+    with plt.rc_context(plots.STYLE):
+        fig, ax = plt.subplots()
+        for p, rs in d.items():
+            ax.plot(rs[0]["t"], rs[0]["agg"] / 1e6, label=LABEL[p])
+        ax.axhline(RATE * MSS / WIRE / 1e6, color="grey", lw=0.8, ls=":")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("cumulative aggregate throughput (Mb/s)")
+        ax.set_title("Fig. 6: 50 flows, 57 Mb/s, RTT 100 ms, BDP/4")
+        ax.legend()
+        path = ctx.out / "fig6.png"
+        plots.save(fig, path)
+        plt.close(fig)
+    res = FigureResult("fig6", "50 flows: cumulative aggregate throughput", [path.name])
+    r, p = d["none"], d["leaky"]
+    early = [2.0, 3.0, 5.0]
+    vals = {w: (_mean_at(r, "agg", w), _mean_at(p, "agg", w)) for w in early}
+    su_r, su_p = _mean(r, "steady_util"), _mean(p, "steady_util")
+    res.claims += [
+        Claim(
+            "reno_ahead_early",
+            "contrary to intuition, during the initial period Reno achieves better "
+            "throughput than Paced Reno",
+            "figure: Reno above paced early",
+            ", ".join(f"{w:g} s: Reno {a / 1e6:.1f} vs paced {b / 1e6:.1f} Mb/s" for w, (a, b) in vals.items()),
+            all(a > 1.2 * b for a, b in vals.values()),
+            "Reno > 1.2 × paced (cumulative aggregate) at 2, 3 and 5 s",
+        ),
+        Claim(
+            "paced_ahead_steady",
+            "during steady state pacing achieves (slightly) better throughput",
+            "slightly better",
+            f"link utilization after 20 s: paced {fmt(su_p)}, Reno {fmt(su_r)}",
+            su_p > su_r,
+            "utilization over (20 s, end]: paced > Reno",
+        ),
+    ]
+    res.values = {
+        "cum_agg_early": {str(w): {"reno": a, "paced": b} for w, (a, b) in vals.items()},
+        "steady_util": {"reno": su_r, "paced": su_p},
+    }
+    return res
+
+
+def fig7(ctx: Context) -> FigureResult:
+    d = _fifty(ctx)
+    plt = _plt()
+    with plt.rc_context(plots.STYLE):
+        fig, ax = plt.subplots()
+        for p, rs in d.items():
+            ax.plot(rs[0]["t"], rs[0]["jain"], label=LABEL[p])
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("Jain index of cumulative throughputs")
+        ax.set_ylim(0, 1.02)
+        ax.set_title("Fig. 7: 50 flows, fairness against time")
+        ax.legend()
+        path = ctx.out / "fig7.png"
+        plots.save(fig, path)
+        plt.close(fig)
+    res = FigureResult("fig7", "50 flows: fairness of cumulative throughput", [path.name])
+    r, p = d["none"], d["leaky"]
+    early = [1.0, 2.0]
+    vals = {w: (_mean_at(r, "jain", w), _mean_at(p, "jain", w)) for w in early}
+    end_r, end_p = _mean_at(r, "jain", 1e9), _mean_at(p, "jain", 1e9)
+    res.claims += [
+        Claim(
+            "reno_less_fair_early",
+            "Reno is less fair than Paced Reno during the initial period",
+            "figure",
+            ", ".join(f"{w:g} s: Reno {fmt(a)} vs paced {fmt(b)}" for w, (a, b) in vals.items()),
+            all(b > a + 0.05 for a, b in vals.values()),
+            "Jain(paced) > Jain(Reno) + 0.05 at 1 and 2 s",
+        ),
+        Claim(
+            "similar_long_run",
+            "over longer periods the fairness is similar",
+            "similar",
+            f"at the end: Reno {fmt(end_r)}, paced {fmt(end_p)}",
+            abs(end_r - end_p) < 0.05,
+            "|difference| < 0.05 at the end of the run",
+        ),
+    ]
+    res.values = {"jain_early": {str(w): {"reno": a, "paced": b} for w, (a, b) in vals.items()}}
+    return res
+
+
+def fig8(ctx: Context) -> FigureResult:
+    d = _fifty(ctx)
+    plt = _plt()
+    with plt.rc_context(plots.STYLE):
+        fig, ax = plt.subplots()
+        for p, rs in d.items():
+            ax.plot(rs[0]["cwnd_t"], rs[0]["cwnd_sum"], label=LABEL[p], lw=0.8)
+        ax.axhline(BDP + BUFFER, color="grey", lw=0.8, ls=":", label="BDP + buffer")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("aggregate cwnd (packets)")
+        ax.set_title("Fig. 8: 50 flows, aggregate window")
+        ax.legend()
+        path = ctx.out / "fig8.png"
+        plots.save(fig, path)
+        plt.close(fig)
+    res = FigureResult("fig8", "50 flows: aggregate window against time", [path.name])
+    r, p = d["none"], d["leaky"]
+    sp_r, sp_p = _mean(r, "first_spread"), _mean(p, "first_spread")
+    sy_r, sy_p = _mean(r, "sync_mean"), _mean(p, "sync_mean")
+    res.claims += [
+        Claim(
+            "paced_sync_slow_start",
+            "in slow start the paced flows synchronize: all reduce their windows at the "
+            "same time; Reno flows drop at different times",
+            "words (Figure 8)",
+            f"spread (10th-90th percentile) of the flows' first window reductions: "
+            f"paced {sp_p * 1e3:.0f} ms, Reno {sp_r * 1e3:.0f} ms",
+            sp_p < RTT / 2 and sp_r > 2 * sp_p,
+            "paced spread < RTT/2 and Reno's > 2 × paced's",
+        ),
+        Claim(
+            "paced_desync_steady",
+            "in steady state pacing de-synchronizes the flows' losses",
+            "words",
+            f"mean fraction of flows losing per congestion event: paced {fmt(sy_p)}, "
+            f"Reno {fmt(sy_r)}",
+            sy_p < sy_r - 0.1,
+            "sync(paced) < sync(Reno) − 0.1 (ccsim's loss-synchronization metric)",
+        ),
+    ]
+    res.values = {
+        "first_spread_s": {"reno": sp_r, "paced": sp_p},
+        "sync_mean": {"reno": sy_r, "paced": sy_p},
+    }
+    return res
+
+
+
+# ------------------------------------------------------------------ Figures 9-11
+
+QUICK_VAR = {"seeds": 1}
+
+
+def _variable(ctx: Context) -> dict:
+    """Per (pacing, buffer): the runs' time series and scalars."""
+    sw, runs = ctx.sweep("fig9", quick=QUICK_VAR)
+    out: dict[tuple[str, str], list[dict]] = {}
+    for _, row in runs.iterrows():
+        run = sw.load(row["run_id"])
+        t, cum = _cumulative(run)
+        rtt = run.flows.set_index("flow")["rtt_prop_s"]
+        ths = _flow_series(run, "throughput_bps")
+        w = rtt.reindex(ths.columns).to_numpy(dtype=float)
+        xr = cum * w[None, :]
+        n = cum.shape[1]
+        b = run.summary["links"]["bottleneck"]
+        out.setdefault((str(row["tcp.pacing"]), str(row["topology.buffer"])), []).append(
+            {
+                "t": t,
+                "agg": cum.sum(axis=1) * 8 / np.maximum(t, 1e-9),
+                "jain_rtt": xr.sum(axis=1) ** 2 / np.maximum(n * (xr**2).sum(axis=1), 1e-30),
+                "drop_rate": float(b["drop_rate"]),
+                "queue_mean": float(b["queue_mean_pkts"]),
+                "utilization": float(b["utilization"]),
+                "jain_rtt_end": float(run.summary["flows"]["jain_fairness_rtt"])
+                if "jain_fairness_rtt" in run.summary.get("flows", {})
+                else float("nan"),
+            }
+        )
+    return out
+
+
+def _time_plot(ctx, name, d, key, ylabel, title, scale=1.0, ylim=None) -> str:
+    plt = _plt()
+    with plt.rc_context(plots.STYLE):
+        fig, ax = plt.subplots()
+        for (p, buf), rs in sorted(d.items()):
+            ax.plot(rs[0]["t"], rs[0][key] / scale, label=f"{LABEL[p]}, {buf}")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel(ylabel)
+        if ylim:
+            ax.set_ylim(*ylim)
+        ax.set_title(title)
+        ax.legend(fontsize=7)
+        path = ctx.out / f"{name}.png"
+        plots.save(fig, path)
+        plt.close(fig)
+    return path.name
+
+
+def fig9(ctx: Context) -> FigureResult:
+    d = _variable(ctx)
+    f = _time_plot(
+        ctx, "fig9", d, "agg", "cumulative aggregate throughput (Mb/s)",
+        "Fig. 9: 25 flows at 100 ms + 25 at 280 ms, 57 Mb/s", 1e6,
+    )
+    res = FigureResult("fig9", "50 flows, RTT 100 / 280 ms: cumulative throughput", [f])
+    u = {k: _mean(v, "utilization") for k, v in d.items()}
+    bufs = sorted({b for _, b in d}, key=lambda b: float(b.removesuffix("pkt")))
+    res.claims.append(
+        Claim(
+            "similar_throughput",
+            "Reno and Paced Reno achieve similar throughput",
+            "similar",
+            ", ".join(f"{b}: Reno {fmt(u['none', b])}, paced {fmt(u['leaky', b])}" for b in bufs),
+            all(abs(u["none", b] - u["leaky", b]) < 0.05 for b in bufs),
+            "|utilization(paced) − utilization(Reno)| < 0.05 at each buffer",
+        )
+    )
+    res.values = {"utilization": {f"{p},{b}": v for (p, b), v in u.items()}}
+    return res
+
+
+def fig10(ctx: Context) -> FigureResult:
+    d = _variable(ctx)
+    f = _time_plot(
+        ctx, "fig10", d, "jain_rtt", "RTT-normalized Jain index (cumulative)",
+        "Fig. 10: normalized fairness, RTT 100 / 280 ms", ylim=(0, 1.02),
+    )
+    res = FigureResult("fig10", "50 flows, RTT 100 / 280 ms: normalized fairness", [f])
+    j = {k: _mean_at(v, "jain_rtt", 1e9) for k, v in d.items()}
+    bufs = sorted({b for _, b in d}, key=lambda b: float(b.removesuffix("pkt")))
+    small = bufs[0]
+    res.claims.append(
+        Claim(
+            "paced_fairer",
+            "pacing achieves much better normalized fairness than TCP Reno",
+            "figure: paced above Reno",
+            ", ".join(f"{b}: Reno {fmt(j['none', b])}, paced {fmt(j['leaky', b])}" for b in bufs),
+            j["leaky", small] > j["none", small] + 0.05,
+            f"normalized Jain at the end: paced > Reno + 0.05 at {small}",
+        )
+    )
+    res.values = {"jain_rtt_end": {f"{p},{b}": v for (p, b), v in j.items()}}
+    return res
+
+
+def fig11(ctx: Context) -> FigureResult:
+    d = _variable(ctx)
+    bufs = sorted({b for _, b in d}, key=lambda b: float(b.removesuffix("pkt")))
+    x = [float(b.removesuffix("pkt")) for b in bufs]
+    dr = {k: _mean(v, "drop_rate") for k, v in d.items()}
+    q = {k: _mean(v, "queue_mean") for k, v in d.items()}
+    plt = _plt()
+    with plt.rc_context(plots.STYLE):
+        fig, ax = plt.subplots()
+        for p in ("none", "leaky"):
+            ax.plot(x, [100 * dr[p, b] for b in bufs], marker="o", label=LABEL[p])
+        ax.set_xlabel("buffer (packets)")
+        ax.set_ylabel(plots.label("drop_rate"))
+        ax.set_title("Fig. 11: drop rate, 50 flows, RTT 100 / 280 ms")
+        ax.legend()
+        path = ctx.out / "fig11.png"
+        plots.save(fig, path)
+        plt.close(fig)
+    res = FigureResult("fig11", "50 flows, RTT 100 / 280 ms: drop rate", [path.name])
+    res.claims += [
+        Claim(
+            "reno_more_drops",
+            "Reno has a higher drop rate than pacing, also with a buffer of one BDP",
+            "figure",
+            ", ".join(
+                f"{b}: Reno {100 * dr['none', b]:.2f} %, paced {100 * dr['leaky', b]:.2f} %"
+                for b in bufs
+            ),
+            all(dr["none", b] > dr["leaky", b] for b in bufs),
+            "drop rate(Reno) > drop rate(paced) at each buffer",
+        ),
+        Claim(
+            "reno_larger_queue",
+            "Reno forms larger queues at the bottleneck",
+            "words",
+            ", ".join(f"{b}: Reno {q['none', b]:.0f}, paced {q['leaky', b]:.0f} pkts" for b in bufs),
+            all(q["none", b] > q["leaky", b] for b in bufs),
+            "mean queue(Reno) > mean queue(paced) at each buffer",
+        ),
+    ]
+    res.values = {
+        "drop_rate": {f"{p},{b}": v for (p, b), v in dr.items()},
+        "queue_mean_pkts": {f"{p},{b}": v for (p, b), v in q.items()},
+    }
+    return res
+
+FIGURES = {
+    "fig3": fig3,
+    "fig4": fig4,
+    "fig6": fig6,
+    "fig7": fig7,
+    "fig8": fig8,
+    "fig9": fig9,
+    "fig10": fig10,
+    "fig11": fig11,
+}

@@ -1,0 +1,239 @@
+"""The results store: a DuckDB catalogue over a sweep directory.
+
+Per-run outputs stay where the sweep wrote them (``runs/<id>/summary.json`` and
+Parquet files); nothing is copied into a database file that could go stale. A query
+opens an in-memory DuckDB with three views:
+
+- ``runs``: one row per run, finished or failed. Columns: ``run_id``, ``status``
+  (``"done"`` or ``"failed"``), ``error``, ``seed``, ``replication``, one column per
+  swept path named by the path itself (``"topology.buffer"``, ``"flows[0].cc"``: quote
+  them in SQL), then the summary metrics: the bottleneck link's metrics under their own
+  names (``utilization``, ``drop_rate``, ``queue_mean_pkts``, ``queue_delay_mean_s``,
+  ...), the flow aggregate as ``flows_*`` (``flows_goodput_bps_total``,
+  ``flows_jain_fairness``), other scalars as in ``summary.json`` (``events``,
+  ``wall_s``, ``bdp_pkts``, ``buffer``), and every link as ``"links.<name>.<metric>"``.
+- ``series``: every finished run's ``series.parquet`` with its ``run_id``.
+- ``flows``: every finished run's ``flows.parquet`` with its ``run_id``.
+
+Join ``series``/``flows`` to ``runs`` on ``run_id`` to get the parameters.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ccsim._core import ScenarioError
+from ccsim._results import FLOWS_FILE, SERIES_FILE, SUMMARY_FILE
+from ccsim.sweep import DONE_FILE, FAILED_SUFFIX, RUN_FILE, RUNS_DIR, SWEEP_FILE, TMP_PREFIX
+
+# The metrics Sweep.table() and the report show when none are named.
+DEFAULT_METRICS = (
+    "utilization",
+    "drop_rate",
+    "queue_mean_pkts",
+    "queue_delay_mean_s",
+    "flows_goodput_bps_total",
+    "flows_jain_fairness",
+)
+
+# Summary keys that describe the run rather than measure it (not aggregated).
+_NOT_METRICS = {"seed", "replication", "run_id", "status", "error", "error_type"}
+
+
+def _flatten(summary: dict[str, Any]) -> dict[str, Any]:
+    """summary.json -> flat columns (see the module doc for the names)."""
+    row: dict[str, Any] = {}
+
+    def scalar(v: Any) -> bool:
+        return v is None or isinstance(v, bool | int | float | str)
+
+    for key, value in summary.items():
+        if key == "links" and isinstance(value, dict):
+            for link, metrics in value.items():
+                if isinstance(metrics, dict):
+                    for m, v in metrics.items():
+                        if scalar(v):
+                            row[f"links.{link}.{m}"] = v
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                if scalar(v):
+                    row[f"{key}_{k}"] = v
+        elif scalar(value):
+            row[key] = value
+    bottleneck = (summary.get("links") or {}).get(summary.get("bottleneck"))
+    if isinstance(bottleneck, dict):
+        for m, v in bottleneck.items():
+            if scalar(v) and m not in row:
+                row[m] = v
+    return row
+
+
+def _param_value(v: Any) -> Any:
+    # Distributions and lists are swept too; a column holds their TOML-ish JSON text.
+    return json.dumps(v, sort_keys=True) if isinstance(v, dict | list) else v
+
+
+def catalogue(directory: str | os.PathLike) -> pd.DataFrame:
+    """One row per run of the sweep in *directory* (see the module doc for columns)."""
+    d = Path(directory)
+    runs = d / RUNS_DIR
+    if not (d / SWEEP_FILE).is_file():
+        raise ScenarioError(f"{d}: not a sweep directory (no {SWEEP_FILE})")
+    spec = json.loads((d / SWEEP_FILE).read_text(encoding="utf-8"))
+    rows: list[dict[str, Any]] = []
+    param_order: list[str] = list(spec.get("grid", {}))
+    entries = sorted(runs.iterdir()) if runs.is_dir() else []
+    for p in entries:
+        if p.name.startswith(TMP_PREFIX):
+            continue
+        if p.is_dir() and (p / DONE_FILE).is_file():
+            record = json.loads((p / RUN_FILE).read_text(encoding="utf-8"))
+            summary = json.loads((p / SUMMARY_FILE).read_text(encoding="utf-8"))
+            row = {"run_id": p.name, "status": "done", "error": None}
+            row.update(_identity(record, param_order))
+            row.update(_flatten(summary))
+            rows.append(row)
+        elif p.name.endswith(FAILED_SUFFIX) and not (runs / p.name[: -len(FAILED_SUFFIX)]).is_dir():
+            record = json.loads(p.read_text(encoding="utf-8"))
+            row = {
+                "run_id": p.name[: -len(FAILED_SUFFIX)],
+                "status": "failed",
+                "error": f"{record.get('error_type', 'Error')}: {record.get('error', '')}",
+            }
+            row.update(_identity(record, param_order))
+            rows.append(row)
+    # Plan order (grid order, seeds innermost), so tables list values as the grid does.
+    position = {rid: i for i, rid in enumerate(spec.get("runs", []))}
+    rows.sort(key=lambda r: (position.get(r["run_id"], len(position)), r["run_id"]))
+    df = pd.DataFrame(rows)
+    if df.empty:
+        return pd.DataFrame(columns=["run_id", "status", "error", "seed", "replication"])
+    for col in df.columns:
+        # A swept path may mix numbers and words (10 and "bdp"); DuckDB wants one type.
+        kinds = {type(v) for v in df[col] if v is not None and not _isnan(v)}
+        if len(kinds) > 1 and not kinds <= {int, float}:
+            df[col] = df[col].map(lambda v: None if v is None or _isnan(v) else str(v))
+    return df
+
+
+def _identity(record: dict[str, Any], order: list[str]) -> dict[str, Any]:
+    params = record.get("params", {})
+    for k in params:
+        if k not in order:
+            order.append(k)
+    row = {"seed": record.get("seed"), "replication": record.get("replication")}
+    row.update({k: _param_value(params[k]) for k in order if k in params})
+    return row
+
+
+def _isnan(v: Any) -> bool:
+    return isinstance(v, float) and math.isnan(v)
+
+
+def connect(directory: str | os.PathLike):
+    """An in-memory DuckDB connection with the views ``runs``, ``series``, ``flows``."""
+    import duckdb
+
+    d = Path(directory).absolute()
+    con = duckdb.connect()
+    cat = catalogue(d)
+    con.register("runs_df", cat)
+    con.execute("CREATE VIEW runs AS SELECT * FROM runs_df")
+    runs = d / RUNS_DIR
+    for view, name in (("series", SERIES_FILE), ("flows", FLOWS_FILE)):
+        files = (
+            [
+                str(runs / rid / name)
+                for rid in cat.loc[cat["status"] == "done", "run_id"]
+                if (runs / rid / name).is_file()
+            ]
+            if not cat.empty
+            else []
+        )
+        if files:
+            # The run id is the name of the file's directory. (A view cannot take
+            # prepared parameters, so the file list is spelled as SQL literals.)
+            listing = ", ".join("'" + f.replace("'", "''") + "'" for f in files)
+            con.execute(
+                f"CREATE VIEW {view} AS SELECT regexp_extract(filename, "
+                f"'([0-9a-f]+)/[^/]+$', 1) AS run_id, * EXCLUDE (filename) "
+                f"FROM read_parquet([{listing}], filename = true, union_by_name = true)"
+            )
+        else:
+            con.execute(f"CREATE VIEW {view} AS SELECT NULL::VARCHAR AS run_id WHERE false")
+    return con
+
+
+def query(directory: str | os.PathLike, sql: str) -> pd.DataFrame:
+    """Run *sql* over the sweep in *directory*; the result as a DataFrame.
+
+    Raises ``ScenarioError`` with DuckDB's message for bad SQL.
+    """
+    import duckdb
+
+    con = connect(directory)
+    try:
+        return con.execute(sql).df()
+    except duckdb.Error as e:
+        raise ScenarioError(f"query: {' '.join(str(e).split())}") from None
+    finally:
+        con.close()
+
+
+def t95(n: int) -> float:
+    """Two-sided 95 % quantile of Student's t with n − 1 degrees of freedom."""
+    from scipy.stats import t
+
+    return float(t.ppf(0.975, n - 1)) if n >= 2 else math.nan
+
+
+def table(
+    directory: str | os.PathLike,
+    metrics: Sequence[str] | None = None,
+    by: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Group finished runs by the swept parameters (or *by*) and summarise *metrics*.
+
+    One row per parameter combination with ``runs`` (how many finished) and, per
+    metric, ``<metric>_mean`` and ``<metric>_ci95``: the half-width of the 95 %
+    confidence interval of the mean across seeds, t(0.975, n − 1) · s / √n (Student
+    t; NaN with a single run).
+    """
+    cat = catalogue(directory)
+    spec = json.loads((Path(directory) / SWEEP_FILE).read_text(encoding="utf-8"))
+    keys = list(by) if by is not None else [p for p in spec.get("grid", {}) if p in cat.columns]
+    done = cat[cat["status"] == "done"] if not cat.empty else cat
+    if metrics is None:
+        metrics = [m for m in DEFAULT_METRICS if m in done.columns]
+    missing = [m for m in list(metrics) + keys if m not in done.columns]
+    if missing:
+        raise ScenarioError(f"table: no column {missing[0]!r} in the catalogue")
+    for m in metrics:
+        if m in _NOT_METRICS or not pd.api.types.is_numeric_dtype(done[m]):
+            raise ScenarioError(f"table: {m!r} is not a numeric metric")
+    if not keys:
+        groups = [((), done)]
+    else:
+        # Keep the grid's order of values, not sorted order ("0.25bdp" before "bdp").
+        groups = list(done.groupby(keys, sort=False, dropna=False))
+    rows = []
+    for key, g in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        row = dict(zip(keys, key, strict=True))
+        row["runs"] = len(g)
+        for m in metrics:
+            x = g[m].astype(float).dropna().to_numpy()
+            n = len(x)
+            mean = float(x.mean()) if n else math.nan
+            sd = float(x.std(ddof=1)) if n >= 2 else math.nan
+            row[f"{m}_mean"] = mean
+            row[f"{m}_ci95"] = t95(n) * sd / math.sqrt(n) if n >= 2 else math.nan
+        rows.append(row)
+    return pd.DataFrame(rows)

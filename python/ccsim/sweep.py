@@ -1,0 +1,756 @@
+"""Parameter sweeps: grid expansion, replications, parallel execution, resumable storage.
+
+A sweep is the cartesian product of a *grid* (``{"topology.buffer": ["0.25bdp", "bdp"],
+"flows[0].cc": ["newreno", "cubic"]}``) times ``seeds`` replications. Every point is a
+list of ``path=value`` overrides applied by the Rust core exactly as ``ccsim run --set``
+applies them, so any scenario field can be swept, values with units and buffer rules
+included.
+
+On disk (``DIR``)::
+
+    sweep.json              the scenario (``[sweep]`` removed), base overrides, grid, seeds
+    scenario.toml           the base scenario text, for people
+    runs/<id>/              one finished run: summary.json, series.parquet, flows.parquet,
+                            scenario.toml, run.json (parameters, seed, timings), DONE
+    runs/<id>.failed.json   a run that raised: its parameters and the error message
+    runs/.tmp-*             a run being written (ignored; removed by the next sweep)
+
+``<id>`` is a hash of the run's parameters and seed, so the same point always lands in
+the same directory. A run directory appears by one ``rename`` of a complete temporary
+directory whose last-written file is ``DONE``: a run is finished iff ``runs/<id>/DONE``
+exists. Re-running a sweep skips finished runs and retries failed ones; killing it at
+any moment leaves finished runs intact and at most some temporary directories.
+
+Workers only simulate and encode; the process that called :func:`sweep` writes every
+file. So a Dask cluster needs no shared file system, and two workers can never race on
+one directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import io
+import itertools
+import json
+import os
+import shutil
+import signal
+import time
+import tomllib
+import uuid
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from ccsim._core import ScenarioError, SimulationError
+from ccsim._results import FLOWS_FILE, SCENARIO_FILE, SERIES_FILE, SUMMARY_FILE, _fsync_dir
+from ccsim._scenario import (
+    Scenario,
+    _toml_value,
+    check_syntax,
+    normalize_overrides,
+    parse_value,
+    resolve,
+)
+
+SWEEP_FILE = "sweep.json"
+RUNS_DIR = "runs"
+RUN_FILE = "run.json"
+DONE_FILE = "DONE"
+FAILED_SUFFIX = ".failed.json"
+TMP_PREFIX = ".tmp-"
+LOCK_FILE = ".lock"
+
+Grid = Mapping[str, Sequence[Any]]
+
+
+# ------------------------------------------------------------------ grid and plan
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One point of a sweep: swept parameter values and the seed."""
+
+    params: tuple[tuple[str, Any], ...]
+    seed: int
+    replication: int
+
+    @property
+    def id(self) -> str:
+        """Hash of (parameters, seed): the run's directory name, stable across sweeps."""
+        key = json.dumps(
+            {"params": [[k, v] for k, v in self.params], "seed": self.seed},
+            sort_keys=True,
+            separators=(",", ":"),
+            ensure_ascii=True,
+        )
+        return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+    @property
+    def overrides(self) -> list[str]:
+        """The ``path=value`` strings the core applies for this point."""
+        return [f"{k}={_toml_value(v)}" for k, v in self.params] + [f"seed={self.seed}"]
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "params": dict(self.params),
+            "seed": self.seed,
+            "replication": self.replication,
+            "overrides": self.overrides,
+        }
+
+
+def split_sweep_table(text: str, source: str = "<text>") -> tuple[str, dict[str, Any]]:
+    """Remove the ``[sweep]`` table from scenario *text*.
+
+    The Rust scenario parser rejects unknown fields, so ``[sweep]`` never reaches it:
+    when present it is removed here and the scenario is re-serialised (comments are
+    lost; the record in ``sweep.json`` keeps the parsed form). Returns
+    ``(text_without_sweep, sweep_table)``; text without ``[sweep]`` comes back verbatim.
+    """
+    doc = check_syntax(text, source)
+    if "sweep" not in doc:
+        return text, {}
+    table = doc.pop("sweep")
+    if not isinstance(table, dict):
+        raise ScenarioError(f"{source}: sweep: expected a table, got {type(table).__name__}")
+    return tomli_w.dumps(doc), table
+
+
+def grid_from_table(table: Mapping[str, Any], source: str = "sweep") -> tuple[dict, int | None]:
+    """``[sweep]`` -> ``(grid, seeds)``.
+
+    Every key but ``seeds`` is a scenario path whose value is the list of values to
+    sweep. Nested tables give dotted paths, so ``topology.buffer = [...]`` and
+    ``"topology.buffer" = [...]`` mean the same; quote paths with indices
+    (``"flows[0].cc" = [...]``).
+    """
+    grid: dict[str, list[Any]] = {}
+    seeds = table.get("seeds")
+    if seeds is not None:
+        _check_seeds(seeds, f"{source}.seeds")
+
+    def walk(node: Mapping[str, Any], prefix: str) -> None:
+        for key, value in node.items():
+            path = f"{prefix}{key}"
+            if not prefix and key == "seeds":
+                continue
+            if isinstance(value, dict):
+                walk(value, f"{path}.")
+            elif isinstance(value, list):
+                grid[path] = value
+            else:
+                raise ScenarioError(
+                    f"{source}.{path}: expected a list of values to sweep, got {value!r}"
+                )
+
+    walk(table, "")
+    return grid, seeds
+
+
+def parse_grid_option(option: str) -> tuple[str, list[Any]]:
+    """``'topology.buffer=["0.25bdp","bdp"]'`` (or ``topology.buffer=[0.25bdp,bdp]``)."""
+    if "=" not in option:
+        raise ScenarioError(f"--grid expects path=[v1,v2,...], got {option!r}")
+    path, raw = (s.strip() for s in option.split("=", 1))
+    if not path or not (raw.startswith("[") and raw.endswith("]")):
+        raise ScenarioError(f"--grid expects path=[v1,v2,...], got {option!r}")
+    try:
+        values = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        # Bare words, as the shell leaves them: [0.25bdp, bdp] -> ["0.25bdp", "bdp"].
+        inner = raw[1:-1]
+        values = [parse_value(p) for p in inner.split(",") if p.strip()]
+    return path, values
+
+
+def _check_seeds(seeds: Any, where: str) -> None:
+    if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
+        raise ScenarioError(f"{where}: must be a whole number >= 1, got {seeds!r}")
+
+
+def expand(grid: Grid, seeds: int, base_seed: int) -> list[RunSpec]:
+    """The cartesian product of *grid* (in key order) times *seeds* replications.
+
+    Replication ``i`` runs with seed ``base_seed + i``: every grid point sees the same
+    seeds (common random numbers), so differences between points are not seed noise.
+    """
+    paths = list(grid)
+    for path in paths:
+        values = grid[path]
+        if isinstance(values, str | bytes) or not isinstance(values, Sequence):
+            raise ScenarioError(f"grid.{path}: expected a list of values, got {values!r}")
+        if len(values) == 0:
+            raise ScenarioError(f"grid.{path}: empty list of values")
+        if path.strip() == "seed":
+            raise ScenarioError("grid.seed: use seeds = N for replications, not a seed grid")
+    specs = []
+    for combo in itertools.product(*(list(grid[p]) for p in paths)):
+        params = tuple(zip(paths, combo, strict=True))
+        for i in range(seeds):
+            specs.append(RunSpec(params, base_seed + i, i))
+    ids = [s.id for s in specs]
+    if len(set(ids)) != len(ids):
+        raise ScenarioError("the grid lists the same value twice for one path")
+    return specs
+
+
+# ------------------------------------------------------------------ the worker side
+
+
+def execute(scenario_text: str, overrides: list[str]) -> dict[str, Any]:
+    """Run one point and return its files as bytes (runs on a worker process).
+
+    Never raises for a bad point: the error comes back as ``{"ok": False, ...}`` so
+    that one invalid combination cannot stop the sweep.
+    """
+    t0 = time.perf_counter()
+    try:
+        import ccsim
+
+        run = ccsim.run(scenario_text, set=overrides)
+        t1 = time.perf_counter()
+        summary = (json.dumps(run.summary, indent=2, sort_keys=False) + "\n").encode()
+        series, flows = io.BytesIO(), io.BytesIO()
+        run.series.to_parquet(series, engine="pyarrow", index=False)
+        run.flows.to_parquet(flows, engine="pyarrow", index=False)
+        text = run.scenario_text if run.scenario_text.endswith("\n") else run.scenario_text + "\n"
+        t2 = time.perf_counter()
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as e:  # noqa: BLE001 - PyO3's PanicException is a BaseException
+        return {
+            "ok": False,
+            "error_type": type(e).__name__,
+            "error": " ".join(str(e).split()) or type(e).__name__,
+            "worker_s": time.perf_counter() - t0,
+        }
+    return {
+        "ok": True,
+        "files": {
+            SUMMARY_FILE: summary,
+            SERIES_FILE: series.getvalue(),
+            FLOWS_FILE: flows.getvalue(),
+            SCENARIO_FILE: text.encode(),
+        },
+        "sim_wall_s": float(run.summary.get("wall_s", t1 - t0)),
+        "call_s": t1 - t0,
+        "encode_s": t2 - t1,
+        "worker_s": t2 - t0,
+    }
+
+
+def _worker_init() -> None:
+    # Ctrl-C goes to the whole process group; the parent alone decides what to do.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    import ccsim  # noqa: F401 - pay the import once per worker, not in the first run
+
+
+# ------------------------------------------------------------------ the store side
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f"{TMP_PREFIX}{path.name}.{uuid.uuid4().hex[:8]}")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def _write_synced(path: Path, data: bytes) -> None:
+    with open(path, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+_io_pool = None
+
+
+def _io_map(fn, items) -> None:
+    """Run *fn* over *items* on a few I/O threads: concurrent fsyncs share one journal
+    commit (about 4 ms each on ext4), where a loop would pay one commit per file."""
+    global _io_pool
+    if _io_pool is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _io_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="ccsim-io")
+    for _ in _io_pool.map(fn, items):
+        pass
+
+
+def _commit_run(runs: Path, spec: RunSpec, result: dict[str, Any], timing: dict) -> bool:
+    """Write a finished run atomically. False if it was already there (a duplicate).
+
+    Order of durability: every file is on disk (fsync) before DONE is written, DONE and
+    the directory listing are on disk before the rename makes the run visible. The
+    rename itself is not fsynced: after a power cut a finished run may be missing (and
+    is run again) but never present and incomplete.
+    """
+    target = runs / spec.id
+    tmp = runs / f"{TMP_PREFIX}{spec.id}.{uuid.uuid4().hex[:8]}"
+    tmp.mkdir()
+    try:
+        record = spec.record() | {"timing": timing}
+        files = dict(result["files"])
+        files[RUN_FILE] = (json.dumps(record, indent=2) + "\n").encode()
+        _io_map(lambda item: _write_synced(tmp / item[0], item[1]), files.items())
+        # DONE is written last: a directory without it was never complete.
+        _write_synced(tmp / DONE_FILE, (spec.id + "\n").encode())
+        _fsync_dir(tmp)
+        try:
+            os.rename(tmp, target)
+        except OSError:
+            if (target / DONE_FILE).exists():
+                shutil.rmtree(tmp, ignore_errors=True)
+                return False
+            raise
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    failed = runs / f"{spec.id}{FAILED_SUFFIX}"
+    with contextlib.suppress(FileNotFoundError):
+        failed.unlink()
+    return True
+
+
+def _record_failure(runs: Path, spec: RunSpec, result: dict[str, Any]) -> None:
+    record = spec.record() | {"error_type": result["error_type"], "error": result["error"]}
+    data = (json.dumps(record, indent=2) + "\n").encode()
+    _write_atomic(runs / f"{spec.id}{FAILED_SUFFIX}", data)
+
+
+def is_done(runs: Path, run_id: str) -> bool:
+    return (runs / run_id / DONE_FILE).is_file()
+
+
+def _clean(runs: Path) -> None:
+    """Remove what an interrupted sweep may have left: temporary directories and files,
+    run directories without ``DONE`` (never produced by us, but never trusted), and
+    failure markers of runs that have since finished."""
+    for p in runs.iterdir():
+        if p.name.startswith(TMP_PREFIX):
+            if p.is_dir():
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    p.unlink()
+        elif p.is_dir() and not (p / DONE_FILE).is_file():
+            shutil.rmtree(p, ignore_errors=True)
+        elif p.name.endswith(FAILED_SUFFIX) and is_done(runs, p.name[: -len(FAILED_SUFFIX)]):
+            p.unlink()
+
+
+@contextlib.contextmanager
+def _locked(directory: Path) -> Iterator[None]:
+    """One sweep process per directory at a time (an OS lock: freed when we die)."""
+    fd = os.open(directory / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ScenarioError(f"{directory}: another sweep is running there") from None
+        yield
+    finally:
+        os.close(fd)
+
+
+# ------------------------------------------------------------------ the sweep
+
+
+@dataclass
+class Sweep:
+    """A sweep directory: its runs, the catalogue, queries, tables.
+
+    ``Sweep(DIR)`` opens an existing directory; :func:`sweep` makes and fills one.
+    After :func:`sweep`, ``ran``, ``skipped`` and ``failed`` count what that call did.
+    """
+
+    directory: Path
+    ran: int = 0
+    skipped: int = 0
+    failed: int = 0
+    wall_s: float = 0.0
+    timings: list[dict[str, float]] = field(default_factory=list, repr=False)
+
+    def __init__(self, directory: str | os.PathLike):
+        self.directory = Path(directory)
+        if not (self.directory / SWEEP_FILE).is_file():
+            raise ScenarioError(f"{self.directory}: not a sweep directory (no {SWEEP_FILE})")
+        self.ran = self.skipped = self.failed = 0
+        self.wall_s = 0.0
+        self.timings = []
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        """The contents of ``sweep.json``: scenario, base overrides, grid, seeds."""
+        return json.loads((self.directory / SWEEP_FILE).read_text(encoding="utf-8"))
+
+    @property
+    def params(self) -> list[str]:
+        """The swept paths, in grid order."""
+        return list(self.spec["grid"])
+
+    @property
+    def runs_dir(self) -> Path:
+        return self.directory / RUNS_DIR
+
+    def run_ids(self) -> list[str]:
+        """Ids of the finished runs."""
+        if not self.runs_dir.is_dir():
+            return []
+        return sorted(
+            p.name
+            for p in self.runs_dir.iterdir()
+            if not p.name.startswith(TMP_PREFIX) and (p / DONE_FILE).is_file()
+        )
+
+    def load(self, run_id: str):
+        """The finished run *run_id* as a :class:`ccsim.Run`."""
+        from ccsim._results import load
+
+        if not is_done(self.runs_dir, run_id):
+            raise KeyError(f"no finished run {run_id!r} in {self.directory}")
+        return load(self.runs_dir / run_id)
+
+    def catalogue(self):
+        """One row per run (finished or failed): parameters, seed, summary metrics."""
+        from ccsim.store import catalogue
+
+        return catalogue(self.directory)
+
+    def failures(self):
+        """The failed runs: parameters, seed and error message."""
+        cat = self.catalogue()
+        return cat[cat["status"] == "failed"].reset_index(drop=True)
+
+    def query(self, sql: str):
+        """Run DuckDB *sql* over the views ``runs``, ``series`` and ``flows``."""
+        from ccsim.store import query
+
+        return query(self.directory, sql)
+
+    def table(self, metrics: Sequence[str] | None = None, by: Sequence[str] | None = None):
+        """Per parameter combination: runs, and each metric's mean and 95 % CI."""
+        from ccsim.store import table
+
+        return table(self.directory, metrics=metrics, by=by)
+
+
+def _base_seed(doc: Mapping[str, Any], overrides: list[str]) -> int:
+    seed = doc.get("seed", 1)
+    for o in overrides:
+        key, raw = o.split("=", 1)
+        if key.strip() == "seed":
+            seed = parse_value(raw)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ScenarioError(f"seed: expected a whole number >= 0, got {seed!r}")
+    return seed
+
+
+def plan(
+    scenario: Scenario,
+    grid: Grid | None = None,
+    *,
+    seeds: int | None = None,
+    set: Iterable[str] | Mapping[str, Any] | str | None = None,  # noqa: A002
+) -> tuple[str, list[str], dict[str, list[Any]], int, list[RunSpec]]:
+    """Resolve a sweep without running it.
+
+    Returns ``(scenario_text, base_overrides, grid, seeds, runs)``. The grid is the
+    scenario's ``[sweep]`` table with *grid* on top (a path in both takes *grid*'s
+    values); *seeds* likewise overrides ``[sweep] seeds`` (default 1).
+    """
+    text, source = resolve(scenario)
+    text, table = split_sweep_table(text, source)
+    file_grid, file_seeds = grid_from_table(table, f"{source}: sweep")
+    merged = dict(file_grid)
+    for path, values in (grid or {}).items():
+        merged[path] = values
+    n = seeds if seeds is not None else (file_seeds or 1)
+    _check_seeds(n, "seeds")
+    base = normalize_overrides(set)
+    if any(o.split("=", 1)[0].strip() in merged for o in base):
+        clash = [o for o in base if o.split("=", 1)[0].strip() in merged]
+        raise ScenarioError(f"{clash[0]}: this path is also swept; give it in one place")
+    doc = tomllib.loads(text)
+    specs = expand(merged, n, _base_seed(doc, base))
+    return text, base, {k: list(v) for k, v in merged.items()}, n, specs
+
+
+def sweep(
+    scenario: Scenario,
+    grid: Grid | None = None,
+    *,
+    directory: str | os.PathLike,
+    seeds: int | None = None,
+    set: Iterable[str] | Mapping[str, Any] | str | None = None,  # noqa: A002
+    workers: int | None = None,
+    client: Any = None,
+    scheduler: str | None = None,
+    progress: bool = True,
+    console: Any = None,
+) -> Sweep:
+    """Run every point of a sweep that is not finished yet, and return the :class:`Sweep`.
+
+    *scenario*: a path, TOML text or dict; its ``[sweep]`` table (if any) gives the grid
+    and ``seeds``. *grid*: ``{path: [values]}`` added to (and overriding) ``[sweep]``.
+    *seeds*: replications per point (seeds ``seed``, ``seed+1``, ...). *set*: overrides
+    applied to every run. *directory*: where runs are stored; an existing sweep there is
+    resumed (it must be of the same scenario and base overrides). *workers*: local
+    processes (default: every core). *client* / *scheduler*: run on Dask instead, with
+    this ``distributed.Client`` or a new client connected to the scheduler address.
+
+    Runs that raise are recorded as failed (``Sweep.failures()``) and do not stop the
+    sweep; running it again retries them. Raises ``ScenarioError`` for a bad sweep
+    definition (nothing is written then).
+    """
+    text, base, merged, n, specs = plan(scenario, grid, seeds=seeds, set=set)
+    directory = Path(directory)
+    if directory.exists() and not directory.is_dir():
+        raise ScenarioError(f"{directory} exists and is not a directory")
+    if workers is not None and (isinstance(workers, bool) or workers < 1):
+        raise ScenarioError(f"workers: must be a whole number >= 1, got {workers!r}")
+    # The base scenario itself is checked once, here, before anything is written: a
+    # bad base would make every run fail for the same reason.
+    from ccsim import _core
+
+    _core.validate(text, base)
+    # A path that no point can use (a typo, a field that does not exist) is a bad
+    # sweep, not N failed runs; a point that fails alone is an invalid combination
+    # and is recorded as a failed run like any other error.
+    errors = []
+    for spec in specs:
+        try:
+            _core.validate(text, base + spec.overrides)
+            break
+        except ScenarioError as e:
+            errors.append(e)
+    else:
+        raise ScenarioError(f"no point of the sweep is a valid scenario: {errors[0]}")
+    doc = tomllib.loads(text)
+    # What must not change under a sweep directory: the parsed scenario (comments and
+    # layout may) and the overrides applied to every run.
+    identity = hashlib.sha256(
+        json.dumps({"scenario": doc, "set": base}, sort_keys=True, default=str).encode()
+    ).hexdigest()
+    record = {
+        "identity": identity,
+        "scenario": text,
+        "scenario_doc": doc,
+        "set": base,
+        "grid": merged,
+        "seeds": n,
+        "runs": [s.id for s in specs],
+    }
+    own_client = None
+    if client is None and scheduler is not None:
+        # Connect before anything is written: an unreachable scheduler is bad input.
+        own_client = client = _connect(scheduler)
+    try:
+        return _run(directory, record, text, base, specs, workers, client, progress, console)
+    finally:
+        if own_client is not None:
+            own_client.close()
+
+
+def _run(directory, record, text, base, specs, workers, client, progress, console) -> Sweep:
+    identity = record["identity"]
+    directory.mkdir(parents=True, exist_ok=True)
+    with _locked(directory):
+        sweep_file = directory / SWEEP_FILE
+        if sweep_file.exists():
+            old = json.loads(sweep_file.read_text(encoding="utf-8"))
+            if old.get("identity") != identity:
+                raise ScenarioError(
+                    f"{directory} holds a sweep of another scenario or other --set values; "
+                    "use a new directory"
+                )
+        _write_atomic(sweep_file, (json.dumps(record, indent=2, default=str) + "\n").encode())
+        if not (directory / SCENARIO_FILE).exists():
+            _write_atomic(directory / SCENARIO_FILE, text.encode())
+        runs = directory / RUNS_DIR
+        runs.mkdir(exist_ok=True)
+        _clean(runs)
+        result = Sweep(directory)
+        todo = [s for s in specs if not is_done(runs, s.id)]
+        result.skipped = len(specs) - len(todo)
+        t0 = time.perf_counter()
+        with _Progress(len(specs), result.skipped, enabled=progress, console=console) as bar:
+            for spec, outcome in _execute_all(text, base, todo, workers, client):
+                t_write = time.perf_counter()
+                if outcome["ok"]:
+                    timing = {
+                        k: outcome[k] for k in ("sim_wall_s", "call_s", "encode_s", "worker_s")
+                    }
+                    _commit_run(runs, spec, outcome, timing)
+                    result.ran += 1
+                else:
+                    _record_failure(runs, spec, outcome)
+                    result.failed += 1
+                    timing = {"worker_s": outcome["worker_s"]}
+                timing["write_s"] = time.perf_counter() - t_write
+                result.timings.append(timing)
+                bar.advance(ok=outcome["ok"])
+        result.wall_s = time.perf_counter() - t0
+    return result
+
+
+def _execute_all(
+    text: str, base: list[str], todo: list[RunSpec], workers: int | None, client: Any
+) -> Iterator[tuple[RunSpec, dict[str, Any]]]:
+    if not todo:
+        return
+    if client is not None:
+        yield from _execute_dask(text, base, todo, client)
+    else:
+        yield from _execute_local(text, base, todo, workers)
+
+
+def _execute_local(text, base, todo, workers) -> Iterator[tuple[RunSpec, dict[str, Any]]]:
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    n = min(workers or os.cpu_count() or 1, len(todo))
+    # forkserver, not fork: the parent may hold threads (progress bar, Arrow's pool),
+    # and forking a threaded process can deadlock the child.
+    ctx = multiprocessing.get_context("forkserver")
+    # The fork server imports ccsim (numpy, pandas, pyarrow: most of a second) once;
+    # every worker forked from it starts with it imported.
+    ctx.set_forkserver_preload(["ccsim.sweep", "pyarrow.parquet"])
+    pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_worker_init)
+    try:
+        # Keep a bounded window in flight so that Ctrl-C has little to cancel and a
+        # million-run sweep does not hold a million futures.
+        pending = iter(todo)
+        inflight = {}
+        for spec in itertools.islice(pending, 2 * n):
+            inflight[pool.submit(execute, text, base + spec.overrides)] = spec
+        while inflight:
+            done, _ = wait(inflight, return_when=FIRST_COMPLETED)
+            for fut in done:
+                spec = inflight.pop(fut)
+                try:
+                    outcome = fut.result()
+                except Exception as e:  # a worker died (killed, out of memory)
+                    outcome = {
+                        "ok": False,
+                        "error_type": type(e).__name__,
+                        "error": f"worker failed: {e}",
+                        "worker_s": 0.0,
+                    }
+                yield spec, outcome
+                nxt = next(pending, None)
+                if nxt is not None:
+                    try:
+                        inflight[pool.submit(execute, text, base + nxt.overrides)] = nxt
+                    except BrokenProcessPool:
+                        raise SimulationError(
+                            "a worker process died (killed or out of memory); the runs "
+                            "that finished are kept: run the sweep again to go on"
+                        ) from None
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _connect(scheduler: str):
+    from distributed import Client
+
+    try:
+        return Client(scheduler, timeout="10s")
+    except (OSError, ValueError) as e:
+        raise ScenarioError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
+
+
+def _execute_dask(text, base, todo, client) -> Iterator[tuple[RunSpec, dict]]:
+    from distributed import as_completed
+
+    futures = {}
+    for spec in todo:
+        fut = client.submit(
+            execute, text, base + spec.overrides, key=f"ccsim-run-{spec.id}", pure=False
+        )
+        futures[fut.key] = (fut, spec)
+    for fut in as_completed([f for f, _ in futures.values()]):
+        spec = futures[fut.key][1]
+        try:
+            outcome = fut.result()
+        except Exception as e:  # the worker died or the task was lost
+            outcome = {
+                "ok": False,
+                "error_type": type(e).__name__,
+                "error": f"worker failed: {e}",
+                "worker_s": 0.0,
+            }
+        fut.release()
+        yield spec, outcome
+
+
+class _Progress:
+    """A rich progress bar over runs, with ETA; silent when stderr is not a terminal."""
+
+    def __init__(self, total: int, done: int, *, enabled: bool, console: Any = None):
+        self.total, self.done, self.failed = total, done, 0
+        self.enabled = enabled
+        self.console = console
+        self._progress = None
+
+    def __enter__(self) -> _Progress:
+        if not self.enabled:
+            return self
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        console = self.console or Console(stderr=True)
+        if not console.is_terminal:
+            return self
+        self._progress = Progress(
+            TextColumn("[bold]sweep"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("runs, [red]{task.fields[failed]} failed"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=console,
+        )
+        self._task = self._progress.add_task("sweep", total=self.total, failed=0)
+        self._progress.update(self._task, completed=self.done)
+        self._progress.start()
+        return self
+
+    def advance(self, ok: bool) -> None:
+        self.done += 1
+        self.failed += 0 if ok else 1
+        if self._progress is not None:
+            self._progress.update(self._task, completed=self.done, failed=self.failed)
+
+    def __exit__(self, *exc) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+
+def describe_grid(grid: Mapping[str, Sequence[Any]], seeds: int) -> str:
+    """``topology.buffer ∈ {0.25bdp, bdp} × flows[0].cc ∈ {newreno, cubic} × 3 seeds``."""
+    parts = [f"{p} ∈ {{{', '.join(_short(v) for v in vals)}}}" for p, vals in grid.items()]
+    parts.append(f"{seeds} seed{'s' if seeds != 1 else ''}")
+    return " × ".join(parts)
+
+
+def _short(v: Any) -> str:
+    return v if isinstance(v, str) else json.dumps(v)

@@ -1,0 +1,111 @@
+"""Study 003 (Augé, Roberts, draft) reproduced in quick mode: the findings that
+docs/reproductions/003.md marks reproduced must keep holding.
+
+One quick run of the study (~20 s on 2 cores, packet engine) is shared by every test.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import ccsim
+from ccsim import reproduce
+from ccsim.reproduce.s003 import reno_share
+
+
+@pytest.fixture(scope="module")
+def res(tmp_path_factory):
+    out = tmp_path_factory.mktemp("r003")
+    return reproduce.reproduce("003", quick=True, out=out, workers=2)
+
+
+def test_reno_sawtooth_model_limits():
+    """The reference curve: 3/4 of the link without a buffer (the draft's fluid bound),
+    the full link from one BDP, increasing in between."""
+    assert reno_share(0, 100) == pytest.approx(0.75)
+    assert reno_share(100, 100) == pytest.approx(1.0)
+    assert reno_share(250, 100) == 1.0
+    u = [reno_share(b, 100) for b in range(0, 101, 10)]
+    assert all(b > a for a, b in zip(u, u[1:], strict=False))
+
+
+def test_fig6_single_reno_alone_follows_the_sawtooth_model_from_75_percent_to_full(res):
+    """Fig. 6: one Reno flow alone on 25 Mb/s; its share of the link follows the
+    deterministic sawtooth (3 + 6b − b²)/(4(1 + b)), b = buffer/BDP, within 5 points,
+    and fills the link with a BDP buffer."""
+    tab = res.figure("fig6").values["table"]
+    for r in tab:
+        assert abs(r["share"] - r["theory"]) < 0.05, r
+    assert tab[-1]["share"] > 0.97, tab
+
+
+def test_fig7_one_reno_with_20_packet_buffer_and_50pct_poisson_stays_below_40pct(res):
+    """Fig. 7: 50 Mb/s, 50 % Poisson load, one Reno flow, 20-packet buffer: the flow's
+    throughput stays below 40 % of the link (it cannot use the 50 % available)."""
+    v = res.figure("fig7").values["reno"]
+    assert v["tcp_link_share"] < 0.4, v
+    assert v["utilization"] < 0.9, v
+
+
+def test_fig8_one_reno_with_a_bdp_buffer_and_50pct_poisson_keeps_the_link_near_full(res):
+    """Fig. 8: the same with a BDP buffer (625 packets): link utilization close to
+    100 % (> 95 %) and the flow takes > 85 % of the available half."""
+    v = res.figure("fig8").values["reno"]
+    assert v["utilization"] > 0.95, v
+    assert v["tcp_link_share"] > 0.85 * 0.5, v
+
+
+def test_fig10_one_reno_uses_well_under_the_available_capacity_with_20_packets(res):
+    """Fig. 10: with 20 packets and 50 % Poisson load one Reno flow uses well under
+    the available capacity (< 70 %), far below what it gets alone (Fig. 6 model)."""
+    rows = {(r["load"], r["B"]): r for r in res.figure("fig10").values["table"]}
+    s20 = rows[(0.5, 20.0)]["share"]
+    assert s20 < 0.7, rows
+    assert s20 < reno_share(20, 312.5) - 0.1, rows
+
+
+def test_fig10_share_of_available_capacity_grows_with_the_buffer_up_to_the_bdp(res):
+    """Fig. 10: the share grows with the buffer from 20 packets up to the BDP
+    (625 packets), where it exceeds 90 %."""
+    rows = {(r["load"], r["B"]): r["share"] for r in res.figure("fig10").values["table"]}
+    s = [rows[(0.5, b)] for b in (20.0, 80.0, 312.0, 625.0)]
+    assert s[0] < s[1] < s[2] < s[3], s
+    assert s[3] > 0.9, s
+
+
+def test_fig9_four_reno_flows_use_the_20_packet_link_better_than_one(res):
+    """Fig. 9: with 4 Reno flows the 20-packet link is used better than with 1."""
+    u = res.figure("fig9").values["utilization"]
+    assert u["4"] > u["1"] + 0.02, u
+
+
+def test_fig12_hstcp_causes_more_loss_for_the_poisson_flows(res):
+    """Fig. 12 notes: with HSTCP the non-bottlenecked (Poisson) traffic loses more."""
+    c = res.figure("fig12").claim("hstcp_bg_loss")
+    assert c.holds, c
+
+
+def test_fig13_fair_queueing_has_almost_no_effect_on_fairness_with_20_packets(res):
+    """Fig. 13: at 20 packets FQ changes the HSTCP/Reno Jain index by < 0.05."""
+    v = res.figure("fig13").values
+    assert abs(v["jain_gain_small"]) < 0.05, v
+
+
+def test_fig13_fair_queueing_protects_the_poisson_flows(res):
+    """Fig. 13 notes: FQ protects the non-bottlenecked flows: their loss under FQ is
+    no higher than under FIFO at 20 and 625 packets."""
+    c = res.figure("fig13").claim("fq_protects")
+    assert c.holds, c
+    rows = res.figure("fig13").values["table"]
+    fq = [r["bg_loss"] for r in rows if r["queue"] == "FQ"]
+    assert max(fq) < 1e-3, rows
+
+
+def test_every_003_scenario_and_its_sweep_is_valid():
+    from ccsim.sweep import plan
+
+    for name in reproduce.figures("003"):
+        text, base, grid, seeds, specs = plan(str(reproduce.scenario_path("003", name)))
+        assert specs, name
+        for spec in (specs[0], specs[-1]):
+            ccsim.validate(text, set=spec.overrides)
