@@ -177,3 +177,23 @@ def test_decode_table():
     assert list(df["n"]) == [7, -1]
     assert ccsim.decode_table({"columns": {}, "categories": {}}).empty
     assert not math.isnan(df["t"].sum())
+
+
+def test_override_values_round_trip_as_one_line_toml():
+    """A swept value of any TOML type, inline tables included, becomes a one-line
+    `path=value` override that parses back to the same value."""
+    from ccsim._scenario import _toml_value, parse_value
+
+    for v in [
+        "5s",
+        3,
+        0.25,
+        True,
+        ["64ms", "100ms"],
+        {"kind": "red", "max_p": 0.2, "gentle": False},
+        {"sync": {"min_level": 0.3}, "odd key": [1, 2]},
+        {},
+    ]:
+        text = _toml_value(v)
+        assert "\n" not in text
+        assert parse_value(text) == v, (v, text)

@@ -76,8 +76,21 @@ def normalize_overrides(overrides: str | Iterable[str] | Mapping[str, Any] | Non
     return out
 
 
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
 def _toml_value(value: Any) -> str:
-    """The TOML spelling of one value (``"5s"`` -> ``'"5s"'``, ``3`` -> ``'3'``)."""
+    """The TOML spelling of one value on one line (``"5s"`` -> ``'"5s"'``, ``3`` ->
+    ``'3'``, ``{"kind": "red"}`` -> ``'{ kind = "red" }'``): tables become inline
+    tables, since an override is a single ``path=value``."""
+    if isinstance(value, dict):
+        items = ", ".join(
+            f"{k if _BARE_KEY.fullmatch(k) else _toml_value(k)} = {_toml_value(v)}"
+            for k, v in value.items()
+        )
+        return "{ " + items + " }" if items else "{}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
     line = tomli_w.dumps({"v": value})
     return line.split("=", 1)[1].strip()
 

@@ -422,7 +422,7 @@ def report_cmd(directory: str, output: str, png: bool) -> None:
 def reproduce_cmd(
     study: str, figures: tuple[str, ...], quick: bool, output: str | None, workers: int | None
 ) -> None:
-    """Reproduce the figures of STUDY (003, 004): run, plot, check the study's claims."""
+    """Reproduce the figures of STUDY (000-004, docs/reproductions/): run, plot, check claims."""
     from ccsim import reproduce
 
     target = output or f"out/reproduce/{study}{'-quick' if quick else ''}"

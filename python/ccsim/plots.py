@@ -177,7 +177,7 @@ def timeseries(
 
 # ------------------------------------------------------------------ metric vs parameter
 
-_QUANTITY = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)?\s*([A-Za-z%/]*)\s*$")
+_SWEPT_QTY = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)?\s*([A-Za-z%/]*)\s*$")
 
 
 def numeric_axis(values: Sequence[Any]) -> tuple[list[float], str] | None:
@@ -193,7 +193,7 @@ def numeric_axis(values: Sequence[Any]) -> tuple[list[float], str] | None:
             continue
         if not isinstance(v, str):
             return None
-        m = _QUANTITY.match(v)
+        m = _SWEPT_QTY.match(v)
         if not m or (m.group(1) is None and not m.group(2)):
             return None
         xs.append(float(m.group(1)) if m.group(1) is not None else 1.0)
@@ -357,7 +357,30 @@ def _cdf_groups(data: Any, column: str, by: str | None, source: str):
         raise ScenarioError(f"cdf: no column {column!r}")
     if by is None:
         return [(None, data[column])]
-    return [(k, g[column]) for k, g in data.groupby(by, sort=False)]
+    # Curves in the order of the swept values (30KB before 300KB), whatever order
+    # the query returned the rows in.
+    groups = list(data.groupby(by, sort=False))
+    groups.sort(key=lambda kg: _natural_key(kg[0]))
+    return [(k, g[column]) for k, g in groups]
+
+
+_SMALL = {"ms": 1e-3, "us": 1e-6, "ns": 1e-9, "ps": 1e-12}
+_PREFIX = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+
+
+def _natural_key(value: Any) -> tuple:
+    """Sort key for swept values: numbers and quantities with units (``"30KB"``,
+    ``"100ms"``, ``"1Gbps"``) by magnitude; anything else after them, in the order
+    given (the sort is stable)."""
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        return (0, float(value), "")
+    m = _SWEPT_QTY.match(str(value))
+    if m and (m.group(1) or m.group(2) == "bdp"):
+        unit = m.group(2)
+        scale = _SMALL.get(unit) or (_PREFIX.get(unit[0], 1.0) if len(unit) > 1 else 1.0)
+        # A bare rule ("bdp") is one of its unit.
+        return (0, float(m.group(1) or 1.0) * scale, unit)
+    return (1, 0.0, "")
 
 
 def _fig_ax(ax):

@@ -12,7 +12,9 @@ fn main() {
         eprintln!("usage: run_scenario SCENARIO.toml [REPEAT]");
         std::process::exit(2);
     };
-    let repeat: usize = args.next().map_or(1, |r| r.parse().expect("REPEAT: a count"));
+    let repeat: usize = args
+        .next()
+        .map_or(1, |r| r.parse().expect("REPEAT: a count"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         eprintln!("{path}: {e}");
         std::process::exit(2)

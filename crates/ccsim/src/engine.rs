@@ -193,6 +193,8 @@ pub struct World {
     drops: Vec<Packet>,
     qrng: Rng,
     pub ended: bool,
+    /// Some flow has `drop_segments` (checked once, not per packet, when false).
+    any_forced_drops: bool,
     /// Periodic metrics probe (CoV, convergence); off unless configured.
     pub probe: Probe,
     /// Which drops are logged into `drop_log` (loss synchronization, events.parquet).
@@ -266,6 +268,7 @@ impl World {
             drops: Vec::with_capacity(64),
             qrng,
             ended: false,
+            any_forced_drops: false,
             probe: Probe::default(),
             drop_logging: DropLogging::Off,
             drop_log: Vec::new(),
@@ -303,6 +306,7 @@ impl World {
             self.events.schedule(iv, Event::Probe);
         }
         self.events.schedule(self.duration, Event::End);
+        self.any_forced_drops = self.flows.iter().any(|f| !f.forced_drops.is_empty());
     }
 
     /// Run to the end. `progress` is called now and then with the fraction of
@@ -367,12 +371,14 @@ impl World {
         if now >= link.busy_until && link.queue.is_empty() {
             link.c.dequeued += 1;
             // The discipline still sees the packet (XCP: input traffic, feedback).
-            let mut ctx = QueueCtx {
-                now,
-                rng: &mut self.qrng,
-                drops: &mut self.drops,
-            };
-            link.queue.pass_through(&mut pkt, &mut ctx);
+            if link.pass_through {
+                let mut ctx = QueueCtx {
+                    now,
+                    rng: &mut self.qrng,
+                    drops: &mut self.drops,
+                };
+                link.queue.pass_through(&mut pkt, &mut ctx);
+            }
             if let Some(taps) = self.pcap.as_mut() {
                 taps.capture(l.0 as usize, now, &pkt);
             }
@@ -534,7 +540,7 @@ impl World {
             if p.kind != PktKind::Udp {
                 self.flows[p.flow as usize].in_net += 1;
             }
-            if p.kind == PktKind::Data && !p.retx && self.forced_drop(&p) {
+            if self.any_forced_drops && p.kind == PktKind::Data && !p.retx && self.forced_drop(&p) {
                 if self.drop_logging == DropLogging::All {
                     let first = self.paths[p.path as usize]
                         .first()

@@ -414,6 +414,12 @@ span = [2, 2]
     assert!(rf > 0.45 && rf < 0.75, "fluid long/short {rf}");
     assert!((rf - rp).abs() < 0.1, "long/short fluid {rf} packet {rp}");
     assert_eq!(fl.summary["bottleneck"], "link1");
+    // Batch rows and replications read the summary's bottleneck, whatever its name.
+    let b = fluid::batch(&[parse(text, &[]).unwrap()], 1, 1).unwrap();
+    assert_eq!(
+        b.table.f64("utilization").unwrap()[0],
+        fl.get("links.link1.utilization")
+    );
 }
 
 #[test]

@@ -351,7 +351,10 @@ rtt = "40ms"
     let out = run(parking, &[]).expect("runs");
     assert_eq!(out.get("links.link1.tx_pkts"), 0.0);
     assert!(out.get("links.link2.tx_pkts") > 100.0);
-    assert_eq!(out.get("links.link2.tx_pkts"), out.get("links.link3.tx_pkts"));
+    assert_eq!(
+        out.get("links.link2.tx_pkts"),
+        out.get("links.link3.tx_pkts")
+    );
     assert!(out.get("links.link3_rev.tx_pkts") > 0.0, "ACKs come back");
     let e = run(parking, &["workloads[0].span=[3, 4]".into()])
         .expect_err("span beyond the chain")
@@ -383,5 +386,8 @@ dst = "z"
     let e = run(graph, &["workloads[0].dst=\"w\"".into()])
         .expect_err("unknown node")
         .to_string();
-    assert!(e.starts_with("workloads[0].dst: no node named \"w\""), "{e}");
+    assert!(
+        e.starts_with("workloads[0].dst: no node named \"w\""),
+        "{e}"
+    );
 }

@@ -40,9 +40,18 @@ SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 
 # study id -> (module, title)
 STUDIES: dict[str, tuple[str, str]] = {
+    "000": (
+        "ccsim.reproduce.s000",
+        "Alparslan, Arakawa, Murata: Performance of Paced and Non-Paced Transmission "
+        "Control Algorithms in Small Buffered Networks",
+    ),
     "001": (
         "ccsim.reproduce.s001",
         "Aggarwal, Savage, Anderson: Understanding the Performance of TCP Pacing",
+    ),
+    "002": (
+        "ccsim.reproduce.s002",
+        "Muraya: Delay-Based High-Speed TCP under Different Router Buffer Regimes",
     ),
     "003": ("ccsim.reproduce.s003", "Augé, Roberts: Performance of TCP over a Fair Queueing Link"),
     "004": (

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ccsim import plots
-from ccsim.reproduce import Claim, Context, FigureResult, fmt
+from ccsim.reproduce import Claim, Context, FigureResult, fmt, markdown_table
 
 WIRE = 576.0  # bytes per packet on the wire (MSS 536 B + 40 B header)
 MSS = 536.0
@@ -110,10 +110,11 @@ def fig3(ctx: Context) -> FigureResult:
     res.claims += [
         Claim(
             "paced_ahead_early",
-            "in the initial period pacing achieves much better (cumulative) throughput "
-            "than Reno",
+            "in the initial period pacing achieves much better (cumulative) throughput than Reno",
             "figure: paced well above Reno early",
-            ", ".join(f"{w:g} s: {a / 1e6:.1f} vs {b / 1e6:.1f} Mb/s" for w, (a, b) in ahead.items()),
+            ", ".join(
+                f"{w:g} s: {a / 1e6:.1f} vs {b / 1e6:.1f} Mb/s" for w, (a, b) in ahead.items()
+            ),
             all(a > 1.3 * b for a, b in ahead.values()),
             "paced > 1.3 × Reno at 1.5, 2, 3, 5 and 10 s",
         ),
@@ -293,7 +294,10 @@ def fig6(ctx: Context) -> FigureResult:
             "contrary to intuition, during the initial period Reno achieves better "
             "throughput than Paced Reno",
             "figure: Reno above paced early",
-            ", ".join(f"{w:g} s: Reno {a / 1e6:.1f} vs paced {b / 1e6:.1f} Mb/s" for w, (a, b) in vals.items()),
+            ", ".join(
+                f"{w:g} s: Reno {a / 1e6:.1f} vs paced {b / 1e6:.1f} Mb/s"
+                for w, (a, b) in vals.items()
+            ),
             all(a > 1.2 * b for a, b in vals.values()),
             "Reno > 1.2 × paced (cumulative aggregate) at 2, 3 and 5 s",
         ),
@@ -402,7 +406,6 @@ def fig8(ctx: Context) -> FigureResult:
     return res
 
 
-
 # ------------------------------------------------------------------ Figures 9-11
 
 QUICK_VAR = {"seeds": 1}
@@ -458,8 +461,13 @@ def _time_plot(ctx, name, d, key, ylabel, title, scale=1.0, ylim=None) -> str:
 def fig9(ctx: Context) -> FigureResult:
     d = _variable(ctx)
     f = _time_plot(
-        ctx, "fig9", d, "agg", "cumulative aggregate throughput (Mb/s)",
-        "Fig. 9: 25 flows at 100 ms + 25 at 280 ms, 57 Mb/s", 1e6,
+        ctx,
+        "fig9",
+        d,
+        "agg",
+        "cumulative aggregate throughput (Mb/s)",
+        "Fig. 9: 25 flows at 100 ms + 25 at 280 ms, 57 Mb/s",
+        1e6,
     )
     res = FigureResult("fig9", "50 flows, RTT 100 / 280 ms: cumulative throughput", [f])
     u = {k: _mean(v, "utilization") for k, v in d.items()}
@@ -481,8 +489,13 @@ def fig9(ctx: Context) -> FigureResult:
 def fig10(ctx: Context) -> FigureResult:
     d = _variable(ctx)
     f = _time_plot(
-        ctx, "fig10", d, "jain_rtt", "RTT-normalized Jain index (cumulative)",
-        "Fig. 10: normalized fairness, RTT 100 / 280 ms", ylim=(0, 1.02),
+        ctx,
+        "fig10",
+        d,
+        "jain_rtt",
+        "RTT-normalized Jain index (cumulative)",
+        "Fig. 10: normalized fairness, RTT 100 / 280 ms",
+        ylim=(0, 1.02),
     )
     res = FigureResult("fig10", "50 flows, RTT 100 / 280 ms: normalized fairness", [f])
     j = {k: _mean_at(v, "jain_rtt", 1e9) for k, v in d.items()}
@@ -537,7 +550,9 @@ def fig11(ctx: Context) -> FigureResult:
             "reno_larger_queue",
             "Reno forms larger queues at the bottleneck",
             "words",
-            ", ".join(f"{b}: Reno {q['none', b]:.0f}, paced {q['leaky', b]:.0f} pkts" for b in bufs),
+            ", ".join(
+                f"{b}: Reno {q['none', b]:.0f}, paced {q['leaky', b]:.0f} pkts" for b in bufs
+            ),
             all(q["none", b] > q["leaky", b] for b in bufs),
             "mean queue(Reno) > mean queue(paced) at each buffer",
         ),
@@ -548,6 +563,157 @@ def fig11(ctx: Context) -> FigureResult:
     }
     return res
 
+
+# ------------------------------------------------------------------ Figures 12-13
+
+QUICK_CL = {"grid": {"workloads[0].size": ["10pkt", "100pkt", "3000pkt"]}, "seeds": 1}
+
+
+def _closed_loop(ctx: Context, name: str) -> pd.DataFrame:
+    """Mean and median normalized latency per (pacing, size) over the flows that
+    started after the warmup and finished."""
+    sw, runs = ctx.sweep(name, quick=QUICK_CL)
+    rows = []
+    for _, row in runs.iterrows():
+        run = sw.load(row["run_id"])
+        f = run.flows
+        warm = float(run.summary.get("warmup_s", 10.0))
+        done = f[f["fct_s"].notna() & (f["start_s"] >= warm)]
+        rows.append(
+            {
+                "pacing": str(row["tcp.pacing"]),
+                "size": float(str(row["workloads[0].size"]).removesuffix("pkt")),
+                "latency": float(done["normalized_latency"].mean()),
+                "median": float(done["normalized_latency"].median()),
+                "flows": len(done),
+                "timeouts": float(done["timeouts"].sum()),
+            }
+        )
+    d = pd.DataFrame(rows)
+    return d.groupby(["pacing", "size"], as_index=False).mean().sort_values(["pacing", "size"])
+
+
+def _latency_plot(ctx: Context, name: str, d: pd.DataFrame, title: str) -> str:
+    plt = _plt()
+    with plt.rc_context(plots.STYLE):
+        fig, ax = plt.subplots()
+        for p, g in d.groupby("pacing"):
+            ax.plot(g["size"], g["latency"], marker="o", label=LABEL[p])
+        ax.set_xscale("log")
+        ax.set_xlabel("flow size (packets)")
+        ax.set_ylabel("mean normalized latency")
+        ax.axhline(1.0, color="grey", lw=0.8, ls=":")
+        ax.set_title(title)
+        ax.legend()
+        path = ctx.out / f"{name}.png"
+        plots.save(fig, path)
+        plt.close(fig)
+    return path.name
+
+
+def _lat(d: pd.DataFrame, p: str, size: float) -> float:
+    return float(d[(d["pacing"] == p) & (d["size"] == size)]["latency"].iloc[0])
+
+
+def _latency_table(d: pd.DataFrame) -> str:
+    w = d.pivot(index="size", columns="pacing", values="latency").reset_index()
+    w = w.rename(columns={"size": "flow size (pkts)", "none": "Reno", "leaky": "Paced Reno"})
+    return markdown_table(w[["flow size (pkts)", "Reno", "Paced Reno"]])
+
+
+def fig12(ctx: Context) -> FigureResult:
+    d = _closed_loop(ctx, "fig12")
+    f = _latency_plot(ctx, "fig12", d, "Fig. 12: 20 closed-loop nodes, think 1 s, BDP/4")
+    res = FigureResult("fig12", "closed-loop flows, BDP/4: normalized latency vs size", [f])
+    res.table = _latency_table(d)
+    sizes = sorted(d["size"].unique())
+    small, large = sizes[0], sizes[-1]
+    res.claims += [
+        Claim(
+            "phase1_paced_lags",
+            "phase 1 (no losses): Paced Reno's latency is slightly higher (it spreads "
+            "its packets over the RTT and lags behind Reno)",
+            "slightly higher",
+            f"{small:g} pkts: Reno {fmt(_lat(d, 'none', small))}, paced "
+            f"{fmt(_lat(d, 'leaky', small))}",
+            _lat(d, "none", small) < _lat(d, "leaky", small) < 1.3 * _lat(d, "none", small),
+            "Reno < paced < 1.3 × Reno at the smallest size",
+        ),
+        Claim(
+            "phase3_paced_worse",
+            "phase 3: synchronized drops severely diminish the paced flows' performance",
+            "paced much worse",
+            f"{large:g} pkts: Reno {fmt(_lat(d, 'none', large))}, paced "
+            f"{fmt(_lat(d, 'leaky', large))}",
+            _lat(d, "leaky", large) > 1.5 * _lat(d, "none", large),
+            "paced > 1.5 × Reno at the largest size",
+        ),
+    ]
+    res.values = {"table": d.to_dict("records")}
+    return res
+
+
+def fig13(ctx: Context) -> FigureResult:
+    d = _closed_loop(ctx, "fig13")
+    f = _latency_plot(ctx, "fig13", d, "Fig. 13: 20 closed-loop nodes, think 1 s, BDP")
+    res = FigureResult("fig13", "closed-loop flows, BDP buffer: normalized latency vs size", [f])
+    res.table = _latency_table(d)
+    sizes = sorted(d["size"].unique())
+    worse = [s for s in sizes if _lat(d, "leaky", s) > _lat(d, "none", s)]
+    res.claims.append(
+        Claim(
+            "reno_uniformly_better",
+            "with a BDP buffer Reno performs uniformly better than pacing",
+            "every size",
+            f"paced slower at {len(worse)} of {len(sizes)} sizes",
+            len(worse) == len(sizes),
+            "mean normalized latency(paced) > Reno's at every size",
+        )
+    )
+    res.values = {"table": d.to_dict("records")}
+    return res
+
+
+# ------------------------------------------------------------------ Figures 14-15
+
+QUICK_MIX = {"seeds": 4}
+
+
+def fig14(ctx: Context) -> FigureResult:
+    sw, runs = ctx.sweep("fig14", quick=QUICK_MIX)
+    fl = pd.concat([sw.load(r).flows for r in runs["run_id"]], ignore_index=True)
+    unfinished = int(fl["fct_s"].isna().sum())
+    plt = _plt()
+    with plt.rc_context(plots.STYLE):
+        fig, ax = plt.subplots()
+        for g, lab in (("reno", "Reno"), ("paced", "Paced Reno")):
+            x = np.sort(fl[fl["group"] == g]["fct_s"].dropna().to_numpy())
+            ax.step(x, np.arange(1, len(x) + 1) / len(x), where="post", label=lab)
+        ax.set_xlabel("latency (FCT, s)")
+        ax.set_ylabel("fraction of flows")
+        ax.set_title("Fig. 14: 10 Reno + 10 paced flows of 300 packets, BDP/4")
+        ax.legend()
+        path = ctx.out / "fig14.png"
+        plots.save(fig, path)
+        plt.close(fig)
+    res = FigureResult("fig14", "mixed Reno and paced flows: latency", [path.name])
+    m = fl.groupby("group", observed=True)["fct_s"].mean()
+    ratio = float(m["reno"] / m["paced"])
+    res.claims.append(
+        Claim(
+            "reno_better_mixed",
+            "mixed together, Reno flows have much better latency than paced flows",
+            "Reno much better (Fig. 15, line A: Reno/paced < 1)",
+            f"mean FCT Reno {m['reno']:.2f} s, paced {m['paced']:.2f} s (ratio {ratio:.2f}); "
+            f"{unfinished} unfinished",
+            ratio < 0.8 and unfinished == 0,
+            "mean FCT ratio Reno / paced < 0.8, every flow finished",
+        )
+    )
+    res.values = {"mean_fct_s": {k: float(v) for k, v in m.items()}, "ratio": ratio}
+    return res
+
+
 FIGURES = {
     "fig3": fig3,
     "fig4": fig4,
@@ -557,4 +723,7 @@ FIGURES = {
     "fig9": fig9,
     "fig10": fig10,
     "fig11": fig11,
+    "fig12": fig12,
+    "fig13": fig13,
+    "fig14": fig14,
 }

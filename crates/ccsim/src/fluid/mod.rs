@@ -1188,7 +1188,8 @@ pub fn replication_seed(seed: u64, k: usize) -> u64 {
 }
 
 /// The per-run scalars of a batch table: column name and summary path (the names of
-/// summary.json, so a batch row reads like a run's summary).
+/// summary.json, so a batch row reads like a run's summary). `links.bottleneck.` is
+/// the summary's `bottleneck` link, whatever its name (`link1` in a parking lot).
 pub const BATCH_METRICS: &[(&str, &str)] = &[
     ("utilization", "links.bottleneck.utilization"),
     ("utilization_data", "links.bottleneck.utilization_data"),
@@ -1380,6 +1381,14 @@ impl BatchTable {
 /// synchronization level of a run without congestion events).
 fn metric(o: &Output, path: &str) -> f64 {
     let mut v = &o.summary;
+    if let Some(rest) = path.strip_prefix("links.bottleneck.") {
+        let name = o.summary["bottleneck"].as_str().unwrap_or("bottleneck");
+        v = &v["links"][name];
+        for k in rest.split('.') {
+            v = &v[k];
+        }
+        return v.as_f64().unwrap_or(f64::NAN);
+    }
     for k in path.split('.') {
         v = &v[k];
     }
@@ -1441,8 +1450,8 @@ pub struct Replications {
     pub outputs: Vec<Output>,
 }
 
-/// Run `n` replications of a scenario, seeds `replication_seed(seed, k)`, on all cores; mean and 95 % CI of bottleneck utilization and
-/// Jain fairness.
+/// Run `n` replications of a scenario, seeds `replication_seed(seed, k)`, on all
+/// cores; mean and 95 % CI of bottleneck utilization and Jain fairness.
 pub fn replicate(sc: &Scenario, n: usize) -> Result<Replications, RunError> {
     let seeds: Vec<u64> = (0..n).map(|k| replication_seed(sc.seed, k)).collect();
     let outs = par_map(&seeds, all_cores(), |_, &s| {
@@ -1451,7 +1460,7 @@ pub fn replicate(sc: &Scenario, n: usize) -> Result<Replications, RunError> {
     let outputs: Vec<Output> = outs.into_iter().collect::<Result<_, _>>()?;
     let u: Vec<f64> = outputs
         .iter()
-        .map(|o| o.get("links.bottleneck.utilization"))
+        .map(|o| metric(o, "links.bottleneck.utilization"))
         .collect();
     let j: Vec<f64> = outputs
         .iter()

@@ -39,6 +39,8 @@ pub struct Link {
     pub rate: Rate,
     pub delay: Time,
     pub queue: Box<dyn Queue>,
+    /// `queue.sees_every_packet()`, cached.
+    pub pass_through: bool,
     /// The transmitter is busy until this time.
     pub busy_until: Time,
     cur_start: Time,
@@ -78,6 +80,7 @@ impl Link {
             to,
             rate,
             delay,
+            pass_through: queue.sees_every_packet(),
             queue,
             busy_until: Time::ZERO,
             cur_start: Time::ZERO,

@@ -71,6 +71,11 @@ pub trait Queue: Send {
     /// without being enqueued; a discipline that must see every packet (XCP counts
     /// its input traffic and writes feedback into headers) acts on it here.
     fn pass_through(&mut self, _pkt: &mut Packet, _ctx: &mut QueueCtx) {}
+    /// Whether `pass_through` does anything; asked once when the link is built, so
+    /// the bypass costs other disciplines no virtual call per packet.
+    fn sees_every_packet(&self) -> bool {
+        false
+    }
     fn len_pkts(&self) -> usize;
     fn len_bytes(&self) -> u64;
     fn is_empty(&self) -> bool {

@@ -343,6 +343,10 @@ impl Xcp {
 }
 
 impl Queue for Xcp {
+    fn sees_every_packet(&self) -> bool {
+        true
+    }
+
     fn enqueue(&mut self, pkt: Packet, ctx: &mut QueueCtx) {
         self.on_arrival(&pkt, ctx.now);
         if self.limit.overflows(self.q.len(), self.bytes, pkt.size) {

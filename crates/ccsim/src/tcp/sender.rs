@@ -96,6 +96,8 @@ pub struct Sender {
     recovery_start: Time,
     /// The algorithm wants the XCP congestion header (asked once, not per packet).
     xcp: bool,
+    /// snd_una at the last timeout: that segment has been resent by the timer.
+    rto_una: Option<u64>,
     // Once-per-RTT bookkeeping.
     round_end: u64,
     round_min: Option<Time>,
@@ -156,6 +158,7 @@ impl Sender {
             cwr_pending: false,
             recovery_start: Time::ZERO,
             xcp,
+            rto_una: None,
             round_end: 0,
             round_min: None,
             round_sum: 0.0,
@@ -422,7 +425,6 @@ impl Sender {
         self.stats.ecn_reductions += 1;
         self.congestion(CongestionKind::Ecn, now);
         self.st.cwnd = self.st.ssthresh.max(1.0);
-        self.ecn_recover = self.high_tx;
         self.cwr_pending = true;
     }
 
@@ -606,6 +608,9 @@ impl Sender {
             min_rtt: self.rtt.min_rtt.unwrap_or(Time::ZERO),
         };
         self.cc.on_congestion(&mut self.st, &info);
+        // RFC 3168 §6.1.2: one reduction per window, whatever signalled it; ECN-Echo
+        // for data sent before this point does not reduce again.
+        self.ecn_recover = self.high_tx;
     }
 
     /// The retransmission timer expired (the caller checked the deadline).
@@ -615,7 +620,13 @@ impl Sender {
             return;
         }
         self.stats.timeouts += 1;
-        self.congestion(CongestionKind::Timeout, now);
+        // RFC 5681 §3.1: ssthresh is reduced when the segment "has not yet been resent
+        // by way of the retransmission timer"; a repeated timeout of the same
+        // segment keeps it (as Linux does).
+        if self.rto_una != Some(self.snd_una) {
+            self.congestion(CongestionKind::Timeout, now);
+        }
+        self.rto_una = Some(self.snd_una);
         // RFC 5681 §3.1: loss window of one segment; go back to the first unacked.
         self.st.cwnd = 1.0;
         if self.in_recovery {
