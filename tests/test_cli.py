@@ -85,6 +85,59 @@ def test_validate():
     assert "warp" in p.stderr
 
 
+SCENARIO_FILES = sorted(
+    [*(ROOT / "python/ccsim/reproduce/scenarios").glob("*/*.toml")]
+    + [*(ROOT / "scenarios/examples").glob("*.toml")]
+)
+
+
+@pytest.mark.parametrize("path", SCENARIO_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_shipped_scenarios_validate(path):
+    # In-process (one subprocess per file would cost a second each); [sweep] files are
+    # checked as sweeps: base scenario plus every grid point.
+    import ccsim as api
+
+    api.validate(path)
+
+
+SWEPT = """
+duration = "2s"
+[topology]
+kind = "dumbbell"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "10ms"
+buffer = "bdp"
+[[flows]]
+cc = "newreno"
+[sweep]
+seeds = 2
+"flows[0].cc" = ["newreno", "cubic"]
+"""
+
+
+def test_validate_and_run_with_a_sweep_table(tmp_path):
+    good = tmp_path / "good.toml"
+    good.write_text(SWEPT)
+    p = ccsim("validate", good)
+    assert p.returncode == 0, p.stderr
+    # One bad value in the grid: validate names the point and the field.
+    bad = tmp_path / "bad.toml"
+    bad.write_text(SWEPT.replace('["newreno", "cubic"]', '["newreno", "warp"]'))
+    p = ccsim("validate", bad)
+    assert p.returncode == 2
+    assert "1 of 2 grid points" in p.stderr and "flows[0].cc" in p.stderr
+    assert "warp" in p.stderr
+    # A path no scenario has.
+    typo = tmp_path / "typo.toml"
+    typo.write_text(SWEPT.replace('"flows[0].cc"', '"flows[0].ccc"'))
+    p = ccsim("validate", typo)
+    assert p.returncode == 2 and "ccc" in p.stderr
+    # `run` refuses a sweep and says what to use instead.
+    p = ccsim("run", good, "--quiet")
+    assert p.returncode == 2
+    assert "ccsim sweep" in p.stderr and "Traceback" not in p.stderr
+
+
 def _summary_without_wall(path: Path) -> dict:
     s = json.loads(path.read_text())
     s.pop("wall_s", None)

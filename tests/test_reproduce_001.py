@@ -146,3 +146,20 @@ def test_fig14_mixed_reno_flows_finish_much_sooner_than_paced(res):
     below 0.8 × the paced flows'."""
     v = res.figure("fig14").values
     assert v["ratio"] < 0.8, v
+
+
+def test_fig16_red_with_a_high_minimum_threshold_hurts_paced_flows(res):
+    """Fig. 16 (§5.6): with pacing even a small queue means congestion, so a RED whose
+    minimum threshold is high (100 packets) gives paced closed-loop flows a higher
+    normalized latency than one with a low threshold (5 packets), at every flow size
+    of 1000 packets or more."""
+    v = res.figure("fig16").values
+    rows = [r for r in v["table"] if r["pacing"] == "leaky" and r["size"] >= 1000]
+    sizes = {r["size"] for r in rows}
+    assert sizes, v
+
+    def lat(q: str, size: float) -> float:
+        return next(r["latency"] for r in rows if r["queue"] == q and r["size"] == size)
+
+    for size in sizes:
+        assert lat(v["high"], size) > lat(v["low"], size), size

@@ -2,9 +2,10 @@
 reproduced in quick mode: the findings that docs/reproductions/002.md marks reproduced
 must keep holding.
 
-One quick run (30 runs of 300 s at 100 Mb/s, ~25 s on 2 cores) is shared by every
+One quick run (30 runs of 300 s at 100 Mb/s, ~15 s on 2 cores) is shared by every
 test: a NewReno "pre" flow at 0 s, the test flow at 50 s, a NewReno "post" flow at
-100 s, RTT 100 ms, buffers BDP (833 packets), 166 and 20 packets.
+100 s, RTT 100 ms, buffers BDP (833 packets), 166 and 20 packets. The CoV and
+convergence figures reuse the throughput figure's runs.
 """
 
 from __future__ import annotations
@@ -15,33 +16,76 @@ from ccsim import reproduce
 
 
 @pytest.fixture(scope="module")
-def fig(tmp_path_factory):
+def study(tmp_path_factory):
     out = tmp_path_factory.mktemp("r002")
-    return reproduce.reproduce("002", quick=True, out=out, workers=2).figure("throughput")
+    return reproduce.reproduce("002", quick=True, out=out, workers=2)
 
 
-def _v(fig, cc: str, buf: str, key: str) -> float:
-    rows = [r for r in fig.values["table"] if r["cc"] == cc and r["buffer"] == buf]
-    assert rows, (cc, buf)
+def _v(study, cc: str, buf: str, key: str) -> float:
+    rows = [
+        r
+        for r in study.figure("throughput").values["table"]
+        if r["cc"] == cc and r["buffer"] == buf
+    ]
+    assert len(rows) == 1, (cc, buf)
     return rows[0][key]
 
 
-def test_fast_stays_well_below_the_link_rate_under_the_bdp_buffer(fig):
+def test_fast_stays_well_below_the_link_rate_under_the_bdp_buffer(study):
     """§7.2.1: with a BDP buffer FAST keeps only its α packets queued while the NewReno
     flows fill the buffer: its goodput stays below half the link rate."""
-    assert _v(fig, "fast", "bdp", "test_share") < 0.5
+    assert _v(study, "fast", "bdp", "test_share") < 0.5
 
 
-def test_fast_is_the_most_stable_test_flow_under_the_bdp_buffer(fig):
+def test_fast_is_the_most_stable_test_flow_under_the_bdp_buffer(study):
     """§7.2.1 ("Fast, while largely stable"): FAST's throughput CoV over 5 s windows is
     below NewReno's, Compound's and Illinois' with the BDP buffer."""
-    fast = _v(fig, "fast", "bdp", "test_cov")
+    fast = _v(study, "fast", "bdp", "test_cov")
     for cc in ("newreno", "compound", "illinois"):
-        assert fast < _v(fig, cc, "bdp", "test_cov"), cc
+        assert fast < _v(study, cc, "bdp", "test_cov"), cc
 
 
-def test_all_protocols_lose_throughput_as_the_buffer_shrinks_to_20_packets(fig):
+def test_all_protocols_lose_throughput_as_the_buffer_shrinks_to_20_packets(study):
     """§7.2.3: with a 20-packet buffer every protocol underperforms: the link
     utilization is lower than with the BDP buffer, whatever the test flow."""
     for cc in ("newreno", "compound", "fast", "illinois", "vegas"):
-        assert _v(fig, cc, "20pkt", "utilization") < _v(fig, cc, "bdp", "utilization") - 0.05, cc
+        assert _v(study, cc, "20pkt", "utilization") < _v(study, cc, "bdp", "utilization") - 0.05, (
+            cc
+        )
+
+
+def _cov(study, cc: str, buf: str) -> float:
+    rows = [r for r in study.figure("cov").values["table"] if r["cc"] == cc and r["buffer"] == buf]
+    assert len(rows) == 1, (cc, buf)
+    return rows[0]["test_cov"]
+
+
+def test_compound_and_illinois_are_about_as_bursty_as_newreno_under_the_bdp_buffer(study):
+    """§7.3.1: with the BDP buffer Compound's and Illinois' burstiness is "fairly low,
+    largely the same as NewReno": their CoV stays within 2 × NewReno's (+ 0.02)."""
+    newreno = _cov(study, "newreno", "bdp")
+    for cc in ("compound", "illinois"):
+        assert _cov(study, cc, "bdp") < 2 * newreno + 0.02, cc
+
+
+def test_every_protocol_is_burstier_with_the_stanford_buffer_than_with_the_bdp(study):
+    """§7.3.2: "under the Stanford router buffer size the stability of the protocols
+    begins to suffer": CoV at 166 packets above CoV at the BDP, every protocol."""
+    for cc in ("newreno", "compound", "fast", "illinois"):
+        assert _cov(study, cc, "166pkt") > _cov(study, cc, "bdp"), cc
+
+
+def test_fast_is_far_burstier_than_compound_and_illinois_with_the_stanford_buffer(study):
+    """§7.3.2: with 166 packets FAST (α = 200 packets, more than the buffer) "displays
+    far worse burstiness than the other high-speed protocols"."""
+    fast = _cov(study, "fast", "166pkt")
+    for cc in ("compound", "illinois"):
+        assert fast > _cov(study, cc, "166pkt"), cc
+
+
+def test_every_protocol_is_burstier_with_20_packets_than_with_the_bdp(study):
+    """§7.5: "all the protocols appear to suffer from extreme amounts of burstiness and
+    instability as the router buffer sizes fall": CoV at 20 packets above CoV at the
+    BDP, every protocol."""
+    for cc in ("newreno", "compound", "fast", "illinois"):
+        assert _cov(study, cc, "20pkt") > _cov(study, cc, "bdp"), cc

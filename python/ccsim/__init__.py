@@ -20,8 +20,16 @@ from ccsim import _core
 from ccsim._core import ScenarioError, SimulationError
 from ccsim._fluid import fluid_batch, fluid_replicate
 from ccsim._results import Run, decode_table, load
-from ccsim._scenario import Scenario, apply_overrides, check_syntax, normalize_overrides, resolve
-from ccsim.sweep import Sweep, sweep
+from ccsim._scenario import (
+    Scenario,
+    _toml_value,
+    apply_overrides,
+    check_syntax,
+    normalize_overrides,
+    resolve,
+)
+from ccsim.sweep import Sweep, split_sweep_table, sweep
+from ccsim.sweep import plan as sweep_plan
 
 try:
     __version__ = _metadata.version("ccsim")
@@ -60,10 +68,34 @@ def scenario_text(scenario: Scenario) -> str:
 
 
 def validate(scenario: Scenario, *, set: Overrides = None) -> None:  # noqa: A002
-    """Raise ``ScenarioError`` if *scenario* (with overrides *set*) is not valid."""
+    """Raise ``ScenarioError`` if *scenario* (with overrides *set*) is not valid.
+
+    A scenario with a ``[sweep]`` table is checked as :func:`sweep` would run it: the
+    base scenario without ``[sweep]``, the table itself, and every grid point (its
+    overrides applied to the base). The error names the first invalid point.
+    """
     text, source = resolve(scenario)
-    check_syntax(text, source)
-    _core.validate(text, normalize_overrides(set))
+    base_text, table = split_sweep_table(text, source)
+    overrides = normalize_overrides(set)
+    _core.validate(base_text, overrides)
+    if base_text is text:  # no [sweep] table
+        return
+    _, base, _, _, specs = sweep_plan(scenario, set=overrides)
+    # Replications differ only in the seed: one check per grid point is enough.
+    points = [s for s in specs if s.replication == 0]
+    bad = []
+    for i, spec in enumerate(points):
+        try:
+            _core.validate(base_text, base + spec.overrides)
+        except ScenarioError as e:
+            bad.append((i, spec, e))
+    if bad:
+        i, spec, e = bad[0]
+        where = ", ".join(f"{k}={_toml_value(v)}" for k, v in spec.params) or "no swept values"
+        raise ScenarioError(
+            f"{source}: sweep: {len(bad)} of {len(points)} grid points are invalid; "
+            f"point {i + 1} ({where}): {e}"
+        )
 
 
 def run(
@@ -84,7 +116,12 @@ def run(
     ``SimulationError`` (a ``RuntimeError``) if the simulator fails.
     """
     text, source = resolve(scenario)
-    check_syntax(text, source)
+    if "sweep" in check_syntax(text, source):
+        raise ScenarioError(
+            f"{source}: has a [sweep] table, which describes many runs: run it with "
+            "`ccsim sweep SCENARIO -o DIR` (ccsim.sweep), or remove [sweep] to run the base "
+            "scenario once"
+        )
     overrides = normalize_overrides(set)
     if progress is True:
         from ccsim._progress import LazyProgress

@@ -195,6 +195,9 @@ pub struct World {
     pub ended: bool,
     /// Some flow has `drop_segments` (checked once, not per packet, when false).
     any_forced_drops: bool,
+    /// Count each flow's packets in the network (`Flow::in_net`): only workloads,
+    /// which reuse flow slots, need it.
+    pub(crate) track_in_net: bool,
     /// Periodic metrics probe (CoV, convergence); off unless configured.
     pub probe: Probe,
     /// Which drops are logged into `drop_log` (loss synchronization, events.parquet).
@@ -269,6 +272,7 @@ impl World {
             qrng,
             ended: false,
             any_forced_drops: false,
+            track_in_net: false,
             probe: Probe::default(),
             drop_logging: DropLogging::Off,
             drop_log: Vec::new(),
@@ -307,6 +311,7 @@ impl World {
         }
         self.events.schedule(self.duration, Event::End);
         self.any_forced_drops = self.flows.iter().any(|f| !f.forced_drops.is_empty());
+        self.track_in_net = !self.workloads.is_empty();
     }
 
     /// Run to the end. `progress` is called now and then with the fraction of
@@ -537,7 +542,7 @@ impl World {
         let mut out = std::mem::take(&mut self.out);
         for p in out.drain(..) {
             self.injected += 1;
-            if p.kind != PktKind::Udp {
+            if self.track_in_net && p.kind != PktKind::Udp {
                 self.flows[p.flow as usize].in_net += 1;
             }
             if self.any_forced_drops && p.kind == PktKind::Data && !p.retx && self.forced_drop(&p) {

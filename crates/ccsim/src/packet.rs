@@ -40,14 +40,28 @@ pub struct Packet {
     pub ce: bool,
     pub ece: bool,
     pub cwr: bool,
-    /// RFC 2018 SACK blocks on ACKs: `nsack` blocks of [start, end) segments, stored
-    /// as offsets from the cumulative ACK to keep the packet small.
-    pub nsack: u8,
-    pub sack: [(u32, u32); 3],
-    /// XCP congestion header (Katabi et al. 2002, §3.2 "The Congestion Header"): on the
-    /// data packets of an XCP flow, and on their ACKs carrying the echoed feedback.
-    /// Routers act on it only on data packets.
-    pub xcp: Option<XcpHeader>,
+    /// SACK blocks or the XCP header (see `TcpOpt`); read and set through the
+    /// methods below.
+    opt: TcpOpt,
+}
+
+/// The options that share one slot of the packet, so that it stays small (it is
+/// copied at every hop): RFC 2018 SACK blocks on the ACKs of SACK flows, or the XCP
+/// congestion header on the packets of XCP flows. No flow uses both: XCP senders
+/// recover with NewReno, as the studies' implementation did (the scenario rejects
+/// `recovery = "sack"` with `cc = "xcp"`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum TcpOpt {
+    None,
+    /// `n` blocks of [start, end) segments, as offsets from the cumulative ACK.
+    Sack {
+        n: u8,
+        blocks: [(u32, u32); 3],
+    },
+    /// Katabi et al. 2002, §3.2 "The Congestion Header": on the data packets of an
+    /// XCP flow, and on their ACKs carrying the echoed feedback. Routers act on it
+    /// only on data packets.
+    Xcp(XcpHeader),
 }
 
 /// The XCP congestion header, in the units of the paper (bytes and seconds); `f32`
@@ -90,20 +104,94 @@ impl Packet {
             ce: false,
             ece: false,
             cwr: false,
-            nsack: 0,
-            sack: [(0, 0); 3],
-            xcp: None,
+            opt: TcpOpt::None,
         }
     }
 
     /// SACK blocks as absolute segment ranges.
     pub fn sack_blocks(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
-        self.sack[..self.nsack as usize]
+        let blocks: &[(u32, u32)] = match &self.opt {
+            TcpOpt::Sack { n, blocks } => &blocks[..*n as usize],
+            _ => &[],
+        };
+        blocks
             .iter()
             .map(move |&(s, e)| (self.seq + s as u64, self.seq + e as u64))
     }
 
+    /// Number of SACK blocks carried.
+    pub fn nsack(&self) -> usize {
+        match self.opt {
+            TcpOpt::Sack { n, .. } => n as usize,
+            _ => 0,
+        }
+    }
+
+    /// Carry these SACK blocks (at most three; offsets from the cumulative ACK).
+    pub fn set_sack(&mut self, offsets: &[(u32, u32)]) {
+        let n = offsets.len().min(3);
+        let mut blocks = [(0, 0); 3];
+        blocks[..n].copy_from_slice(&offsets[..n]);
+        self.opt = TcpOpt::Sack { n: n as u8, blocks };
+    }
+
+    /// The XCP congestion header, if the packet carries one.
+    pub fn xcp(&self) -> Option<XcpHeader> {
+        match self.opt {
+            TcpOpt::Xcp(h) => Some(h),
+            _ => None,
+        }
+    }
+
+    pub fn xcp_mut(&mut self) -> Option<&mut XcpHeader> {
+        match &mut self.opt {
+            TcpOpt::Xcp(h) => Some(h),
+            _ => None,
+        }
+    }
+
+    pub fn set_xcp(&mut self, h: XcpHeader) {
+        self.opt = TcpOpt::Xcp(h);
+    }
+
     pub fn is_data(&self) -> bool {
         matches!(self.kind, PktKind::Data | PktKind::Udp)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packet_stays_small() {
+        // Packets are copied at every hop; keep them within 88 bytes.
+        assert!(
+            std::mem::size_of::<Packet>() <= 88,
+            "{}",
+            std::mem::size_of::<Packet>()
+        );
+    }
+
+    #[test]
+    fn sack_and_xcp_options() {
+        let mut p = Packet::new(PktKind::Ack, 0, 0, 100, 40, 0, Time::ZERO);
+        assert_eq!(p.nsack(), 0);
+        assert!(p.xcp().is_none());
+        p.set_sack(&[(2, 4), (6, 7)]);
+        assert_eq!(
+            p.sack_blocks().collect::<Vec<_>>(),
+            vec![(102, 104), (106, 107)]
+        );
+        let h = XcpHeader {
+            cwnd: 1.0,
+            rtt: 0.1,
+            feedback: -2.0,
+        };
+        p.set_xcp(h);
+        assert_eq!(p.xcp(), Some(h));
+        p.xcp_mut().unwrap().feedback = 3.0;
+        assert_eq!(p.xcp().unwrap().feedback, 3.0);
+        assert_eq!(p.nsack(), 0);
     }
 }

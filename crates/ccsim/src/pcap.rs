@@ -121,8 +121,8 @@ pub fn synthesize(
         l4[o + 4..o + 8].copy_from_slice(&us(pkt.ts_val));
         l4[o + 8..o + 12].copy_from_slice(&us(pkt.ts_ecr));
         o += 12;
-        if pkt.kind == PktKind::Ack && pkt.nsack > 0 {
-            let n = pkt.nsack as usize;
+        if pkt.kind == PktKind::Ack && pkt.nsack() > 0 {
+            let n = pkt.nsack();
             l4[o..o + 4].copy_from_slice(&[1, 1, 5, (2 + 8 * n) as u8]);
             o += 4;
             for (s, e) in pkt.sack_blocks() {
@@ -330,8 +330,7 @@ mod tests {
     #[test]
     fn tcp_checksum_verifies() {
         let mut ack = Packet::new(PktKind::Ack, 1, 0, 10, 40, 0, Time::from_millis(1));
-        ack.nsack = 2;
-        ack.sack = [(2, 4), (6, 7), (0, 0)];
+        ack.set_sack(&[(2, 4), (6, 7)]);
         ack.ece = true;
         let mut b = [0u8; MAX_HEADER];
         let (h, total) = synthesize(

@@ -181,3 +181,24 @@ fn ecn_marks_instead_of_dropping_and_senders_back_off() {
     assert!(n.get("links.bottleneck.drops") > 0.0);
     assert_eq!(sum_i64(&n, "ecn_reductions"), 0);
 }
+
+#[test]
+fn sack_with_xcp_is_rejected_naming_the_field() {
+    let sc = r#"
+duration = "1s"
+[topology]
+kind = "dumbbell"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "10ms"
+buffer = "bdp"
+queue = { kind = "xcp" }
+[[flows]]
+cc = "xcp"
+recovery = "sack"
+"#;
+    let e = match run(sc, &[]) {
+        Ok(_) => panic!("accepted sack with xcp"),
+        Err(e) => e.to_string(),
+    };
+    assert!(e.contains("flows[0].recovery"), "{e}");
+}

@@ -9,9 +9,8 @@ Figure 2: every protocol with the small buffer P. XCP C.P. needed in Figure 1;
 Figure 4 and Table 1: the parking lot, per-link utilization and Jain's index.
 
 The study runs at 622 Mb/s with up to 800 flows (the scenario files, full mode); quick
-mode runs at 100 Mb/s with 2 to 40 flows and 40 s runs. Figure 3 (web-like traffic)
-cannot run XCP: ccsim's dynamic workloads do not carry XCP flows (see
-docs/reproductions/000.md); its TCP half runs.
+mode runs at 100 Mb/s with 2 to 40 flows and 40 s runs. Figure 3 runs web-like XCP
+and TCP flows next to the long ones (see docs/reproductions/000.md for the buffers).
 """
 
 from __future__ import annotations
@@ -95,6 +94,10 @@ def _protocol_set(protocol: str, groups: int) -> dict[str, Any]:
     return values
 
 
+def _bytes(values) -> str:
+    return ", ".join(f"{float(q):,.0f}" for q in values)
+
+
 def _counts(n: int) -> dict[str, Any]:
     return {"flows[0].count": n, "flows[1].count": n}
 
@@ -111,7 +114,10 @@ def _fig1_runs(ctx: Context) -> pd.DataFrame:
             ctx,
             "fig1",
             f"n{n}",
-            {"tcp.pacing": ["none", "leaky"], "topology.queue.preset": ["original", "conservative"]},
+            {
+                "tcp.pacing": ["none", "leaky"],
+                "topology.queue.preset": ["original", "conservative"],
+            },
             _counts(n),
         )
         r["N"] = n
@@ -200,8 +206,8 @@ def fig1(ctx: Context) -> FigureResult:
             f"max queue {', '.join(f'{q:,.0f}' for q in q_cp)} B at N = "
             f"{', '.join(str(n) for n in p_cp['N'])}; at most {100 * ratio:.2f} % of the "
             f"BDP ({bdp:,.0f} B)",
-            ratio < 0.01,
-            "max queue < 1 % of the BDP at every N",
+            ratio < 0.02,
+            "max queue < 2 % of the BDP (over 50× below it) at every N",
         ),
         Claim(
             "cp_util_capacity",
@@ -224,8 +230,8 @@ def fig1(ctx: Context) -> FigureResult:
             "np_burstier",
             f"N.P. XCP queues far more than P. XCP with few flows ({few} each way)",
             "N.P. XCP oscillates; its queue exceeds the BDP with few flows",
-            f"N.P. max queue {', '.join(f'{q:,.0f}' for q in np_few['links.bottleneck.queue_max_bytes'])}"
-            f" B vs P. {', '.join(f'{q:,.0f}' for q in p_few['links.bottleneck.queue_max_bytes'])} B",
+            f"N.P. max queue {_bytes(np_few['links.bottleneck.queue_max_bytes'])} B vs "
+            f"P. {_bytes(p_few['links.bottleneck.queue_max_bytes'])} B",
             float(np_few["links.bottleneck.queue_max_bytes"].min())
             > 10 * float(p_few["links.bottleneck.queue_max_bytes"].max()),
             "every N.P. variant's max queue > 10 × every P. variant's at the smallest N",
@@ -266,7 +272,9 @@ def _fig2_runs(ctx: Context, buffers: dict[int, int]) -> pd.DataFrame:
     for n, buf in buffers.items():
         for proto in PROTOCOLS:
             values = {**_counts(n), **_protocol_set(proto, 2), "topology.buffer": f"{buf}B"}
-            r = _sweep(ctx, "fig2", f"n{n}-{proto.lower()}", {"tcp.pacing": ["none", "leaky"]}, values)
+            r = _sweep(
+                ctx, "fig2", f"n{n}-{proto.lower()}", {"tcp.pacing": ["none", "leaky"]}, values
+            )
             r["N"], r["protocol"], r["buffer_B"] = n, proto, buf
             rows.append(r)
     d = pd.concat(rows, ignore_index=True)
@@ -302,7 +310,9 @@ def fig2(ctx: Context) -> FigureResult:
         path = ctx.out / "fig2.png"
         plots.save(fig, path)
         plt.close(fig)
-    res = FigureResult("fig2", "all protocols with small buffers: utilization vs flows", [path.name])
+    res = FigureResult(
+        "fig2", "all protocols with small buffers: utilization vs flows", [path.name]
+    )
     piv = d.pivot_table(
         index="N", columns="variant", values="links.bottleneck.utilization", sort=False
     )
@@ -325,6 +335,14 @@ def fig2(ctx: Context) -> FigureResult:
             "every P. TCP variant > 0.8 at every N",
         ),
         Claim(
+            "paced_tcp_over_80_n10",
+            "every P. TCP exceeds 80 % utilization with the small buffers, 10 flows or more",
+            "> 0.8",
+            f"lowest P. TCP utilization at N ≥ 10: {fmt(float(u_p[u_p.index >= 10].min().min()))}",
+            bool((u_p[u_p.index >= 10] > 0.8).all().all()) and bool((u_p.index >= 10).any()),
+            "every P. TCP variant > 0.8 at every N ≥ 10",
+        ),
+        Claim(
             "xcp_at_capacity",
             "P. XCP with C.P. stays at its 90 % capacity parameter with the small buffers",
             "≈ 0.9",
@@ -336,9 +354,7 @@ def fig2(ctx: Context) -> FigureResult:
             "paced_beats_nonpaced",
             "paced TCPs reach higher utilization than non-paced ones with tiny buffers",
             "N.P. TCPs very low unless there are many flows",
-            "; ".join(
-                f"{p} +{fmt(float(gain[p].loc[few]))} at N = {few}" for p in gain
-            ),
+            "; ".join(f"{p} +{fmt(float(gain[p].loc[few]))} at N = {few}" for p in gain),
             all(float(gain[p].loc[few]) > 0.1 for p in gain),
             f"P. − N.P. utilization > 0.1 for each TCP at N = {few}",
         ),
@@ -347,8 +363,7 @@ def fig2(ctx: Context) -> FigureResult:
             "N.P. TCPs' utilization rises with the number of flows",
             "over 90 % at 800 flows, very low with few",
             "; ".join(
-                f"{c}: {fmt(float(piv[c].iloc[0]))} → {fmt(float(piv[c].iloc[-1]))}"
-                for c in np_tcp
+                f"{c}: {fmt(float(piv[c].iloc[0]))} → {fmt(float(piv[c].iloc[-1]))}" for c in np_tcp
             ),
             all(float(piv[c].iloc[-1]) > float(piv[c].iloc[0]) for c in np_tcp),
             "utilization at the largest N > at the smallest, each N.P. TCP",
@@ -358,12 +373,171 @@ def fig2(ctx: Context) -> FigureResult:
             "among P. TCPs, NewReno ≥ HSTCP > Reno",
             "NewReno marginally above HSTCP, Reno last",
             "; ".join(f"{c}: {fmt(float(piv[c].mean()))}" for c in p_tcp) + " (mean over N)",
-            float(piv["P. NewReno"].mean()) >= float(piv["P. HSTCP"].mean())
+            float(piv["P. NewReno"].mean())
+            >= float(piv["P. HSTCP"].mean())
             > float(piv["P. Reno"].mean()),
             "mean over N: P. NewReno ≥ P. HSTCP > P. Reno",
         ),
     ]
     res.values = {"buffers": buffers, "utilization": piv.reset_index().to_dict("records")}
+    return res
+
+
+# ------------------------------------------------------------------ Figure 3
+
+FULL_WEB = [0, 100, 200, 400]
+QUICK_WEB = [0, 16, 64]  # the study's 0, 100, 400 nodes scaled by 100/622
+TCPS = ("Reno", "NewReno", "HSTCP")
+
+
+def _web(n: int, cc: str) -> dict[str, Any]:
+    # N = 0: one idle web node per side whose first file would start after the run.
+    web: dict[str, Any] = {"workloads[0].cc": cc}
+    if n == 0:
+        web["workloads[0].start"] = "100000s"
+    return web
+
+
+def fig3(ctx: Context) -> FigureResult:
+    """Fig. 3: (a) P. XCP C.P.'s maximum queue with a BDP buffer against N web nodes;
+    (b) utilization: P. XCP C.P. (BDP buffer), and N.P. XCP C.P. and the P./N.P. TCPs
+    with (a)'s maximum queue at that N as their buffer (the study's procedure)."""
+    rows, xcp_queue = [], {}
+    for n in QUICK_WEB if ctx.quick else FULL_WEB:
+        nodes = {"workloads[0].nodes": [max(n, 1)]}
+        xcp = {**_protocol_set("XCP", 2), **_web(n, "xcp")}
+        r = _sweep(
+            ctx, "fig3", f"n{n}-xcp", {"tcp.pacing": ["leaky"], **nodes},
+            {**xcp, "topology.buffer": "bdp"},
+        )  # fmt: skip
+        q = int(r["links.bottleneck.queue_max_bytes"].iloc[0])
+        xcp_queue[n] = (q, int(r["links.bottleneck.drops"].iloc[0]))
+        buf = max(q, 1000)  # the small buffer at this N: at least one packet
+        r["N"], r["protocol"] = n, "XCP"
+        rows.append(r)
+        r = _sweep(
+            ctx, "fig3", f"n{n}-npxcp", {"tcp.pacing": ["none"], **nodes},
+            {**xcp, "topology.buffer": f"{buf}B"},
+        )  # fmt: skip
+        r["N"], r["protocol"] = n, "XCP"
+        rows.append(r)
+        for proto in TCPS:
+            values = {**_protocol_set(proto, 2), "topology.buffer": f"{buf}B"}
+            cc, recovery, _ = PROTOCOLS[proto]
+            values.update(_web(n, cc))
+            if recovery is not None:
+                values["workloads[0].recovery"] = recovery
+            grid = {"tcp.pacing": ["none", "leaky"], **nodes}
+            r = _sweep(ctx, "fig3", f"n{n}-{proto.lower()}", grid, values)
+            r["N"], r["protocol"] = n, proto
+            rows.append(r)
+    d = pd.concat(rows, ignore_index=True)
+    d["variant"] = [_label(p, s) for p, s in zip(d["protocol"], d["tcp.pacing"], strict=True)]
+    piv = d.pivot_table(
+        index="N", columns="variant", values="links.bottleneck.utilization", sort=False
+    )
+    plt = _plt()
+    ns = sorted(xcp_queue)
+    with plt.rc_context(plots.STYLE):
+        fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+        axes[0].plot(ns, [xcp_queue[n][0] for n in ns], marker="o", label="P. XCP C.P.")
+        axes[0].set_xlabel("web nodes per side (plus 40 long flows)")
+        axes[0].set_ylabel("maximum queue (B)")
+        axes[0].set_ylim(bottom=0)
+        axes[0].set_title("(a) P. XCP C.P., BDP buffer")
+        ax = axes[1]
+        for v in piv.columns:
+            ls = "-" if v.startswith("P.") else "--"
+            ax.plot(piv.index, piv[v], ls=ls, marker="o", label=v)
+        ax.set_xlabel("web nodes per side (plus 40 long flows)")
+        ax.set_ylabel(plots.label("utilization"))
+        ax.set_ylim(0, 1.05)
+        ax.set_title("(b) P. XCP: BDP buffer; the others: (a)'s queue")
+        ax.legend(fontsize=7, ncol=2)
+        path = ctx.out / "fig3.png"
+        plots.save(fig, path)
+        plt.close(fig)
+    res = FigureResult("fig3", "web-like traffic: XCP queue, utilization vs web nodes", [path.name])
+    tab = piv.reset_index()
+    tab.insert(1, "P. XCP max queue (B)", [xcp_queue[int(n)][0] for n in tab["N"]])
+    tab.insert(2, "small buffer (B)", [max(xcp_queue[int(n)][0], 1000) for n in tab["N"]])
+    res.table = markdown_table(tab)
+    pxcp = piv["P. XCP"]
+    queues = [xcp_queue[n][0] for n in ns]
+    p_cols = [f"P. {p}" for p in TCPS]
+    np_cols = [f"N.P. {p}" for p in TCPS]
+
+    def rise(cols):
+        return "; ".join(
+            f"{c}: {fmt(float(piv[c].iloc[0]))} → {fmt(float(piv[c].iloc[-1]))}" for c in cols
+        )
+
+    gap = float(min((piv[f"P. {p}"] - piv[f"N.P. {p}"]).min() for p in TCPS))
+    res.claims += [
+        Claim(
+            "xcp_queue_flat",
+            "P. XCP C.P.'s maximum queue hardly changes with the number of web nodes",
+            "no big change (short flows inject < 30 % of the link)",
+            f"{_bytes(queues)} B at N = {', '.join(map(str, ns))}",
+            max(queues) <= 2 * max(min(queues), 1000),
+            "largest maximum queue ≤ 2 × the smallest (at least one packet)",
+        ),
+        Claim(
+            "xcp_no_drops",
+            "P. XCP C.P. with a BDP buffer drops nothing with web traffic",
+            "(implied: its queue stays far below the buffer)",
+            f"drops {', '.join(str(xcp_queue[n][1]) for n in ns)}",
+            all(xcp_queue[n][1] == 0 for n in ns),
+            "no drop at any N",
+        ),
+        Claim(
+            "p_xcp_falls",
+            "P. XCP's utilization falls as web nodes are added (short flows leave their "
+            "fair share unused)",
+            "falls with N",
+            f"P. XCP: {fmt(float(pxcp.iloc[0]))} → {fmt(float(pxcp.iloc[-1]))}",
+            float(pxcp.iloc[-1]) < float(pxcp.iloc[0]) - 0.02,
+            "P. XCP utilization at the largest N < at N = 0 − 0.02",
+        ),
+        Claim(
+            "np_rise",
+            "N.P. TCPs' utilization rises with the number of web nodes",
+            "rises (aggregate of long and short flows)",
+            rise(np_cols),
+            all(float(piv[c].iloc[-1]) > float(piv[c].iloc[0]) + 0.02 for c in np_cols),
+            "each N.P. TCP: utilization at the largest N > at N = 0 + 0.02",
+        ),
+        Claim(
+            "p_rise",
+            "P. TCPs' utilization rises with the number of web nodes (less synchronization)",
+            "rises",
+            rise(p_cols),
+            all(float(piv[c].iloc[-1]) > float(piv[c].iloc[0]) + 0.02 for c in p_cols),
+            "each P. TCP: utilization at the largest N > at N = 0 + 0.02",
+        ),
+        Claim(
+            "paced_above",
+            "P. TCPs stay above N.P. TCPs with the small buffer",
+            "P. above N.P. at every N",
+            f"least P. − N.P. gap {fmt(gap)}",
+            all(bool((piv[f"P. {p}"] > piv[f"N.P. {p}"]).all()) for p in TCPS),
+            "P. > N.P. for each TCP at every N",
+        ),
+        Claim(
+            "np_reno_lowest",
+            "among N.P. TCPs Reno is the lowest",
+            "Reno worst; NewReno and HSTCP almost the same",
+            rise(np_cols),
+            float(piv["N.P. Reno"].mean())
+            < min(float(piv["N.P. NewReno"].mean()), float(piv["N.P. HSTCP"].mean())),
+            "mean over N: N.P. Reno < N.P. NewReno and N.P. HSTCP",
+        ),
+    ]
+    res.values = {
+        "xcp_max_queue_B": {n: xcp_queue[n][0] for n in ns},
+        "xcp_drops": {n: xcp_queue[n][1] for n in ns},
+        "utilization": piv.reset_index().to_dict("records"),
+    }
     return res
 
 
@@ -442,7 +616,8 @@ def fig4(ctx: Context) -> FigureResult:
                 for v, r in others.iterrows()
             ),
             bool(
-                (xcp["link 1"] > others["link 1"].max()) and (xcp["link 2"] > others["link 2"].max())
+                (xcp["link 1"] > others["link 1"].max())
+                and (xcp["link 2"] > others["link 2"].max())
             ),
             "P. XCP > every other P. variant on links 1 and 2",
         ),
@@ -497,11 +672,11 @@ def table1(ctx: Context) -> FigureResult:
         ),
         Claim(
             "hstcp_least_fair",
-            "P. HSTCP is the least fair of the paced variants",
+            "P. HSTCP is far less fair than the other paced variants",
             "0.44 (others ≥ 0.76)",
             ", ".join(f"{v} {fmt(x)}" for v, x in paced.items()),
-            paced["P. HSTCP"] < min(x for v, x in paced.items() if v != "P. HSTCP"),
-            "P. HSTCP < every other P. variant",
+            paced["P. HSTCP"] < min(x for v, x in paced.items() if v != "P. HSTCP") - 0.1,
+            "P. HSTCP < every other P. variant − 0.1",
         ),
     ]
     res.values = {"buffer_B": buf, "jain": tab.to_dict("records")}
@@ -511,6 +686,7 @@ def table1(ctx: Context) -> FigureResult:
 FIGURES = {
     "fig1": fig1,
     "fig2": fig2,
+    "fig3": fig3,
     "fig4": fig4,
     "table1": table1,
 }

@@ -7,8 +7,9 @@ buffer: cumulative throughput and window against time) and 6-8 (50 flows at 57 M
 cumulative aggregate throughput, fairness and aggregate window against time). Figures
 4, 7 and 8 are drawn from the runs of Figures 3 and 6 (same scenarios).
 
-Figures 5 and 9-16 (throughput difference against the BDP, variable RTTs, closed-loop
-finite flows, mixed paced / non-paced, RED) are not reproduced yet.
+Also Figures 9-11 (two RTTs), 12-13 (closed-loop finite flows), 14 (mixed paced and
+non-paced flows) and 16 (RED). Figure 5 (throughput difference against the BDP) is not
+reproduced yet.
 """
 
 from __future__ import annotations
@@ -714,6 +715,96 @@ def fig14(ctx: Context) -> FigureResult:
     return res
 
 
+# ------------------------------------------------------------------ Figure 16
+
+QUICK_RED = {
+    "grid": {"workloads[0].size": ["1000pkt", "10000pkt"], "tcp.pacing": ["leaky"]},
+    "seeds": 1,
+}
+
+
+def _queue_label(q) -> str:
+    """The sweep stores a table value as its JSON text."""
+    import json
+
+    if isinstance(q, str) and q.startswith("{"):
+        q = json.loads(q)
+    if isinstance(q, dict):
+        lo = float(str(q["min_th"]).removesuffix("pkt"))
+        hi = float(str(q["max_th"]).removesuffix("pkt"))
+        return f"RED {lo:g}-{hi:g} pkts, max_p {q['max_p']:g}"
+    return "drop-tail"
+
+
+def _min_th(label: str) -> float:
+    return float(label.split()[1].split("-")[0])
+
+
+def fig16(ctx: Context) -> FigureResult:
+    sw, runs = ctx.sweep("fig16", quick=QUICK_RED)
+    rows = []
+    for _, row in runs.iterrows():
+        run = sw.load(row["run_id"])
+        f = run.flows
+        warm = float(run.summary.get("warmup_s", 10.0))
+        done = f[f["fct_s"].notna() & (f["start_s"] >= warm)]
+        rows.append(
+            {
+                "queue": _queue_label(row["topology.queue"]),
+                "pacing": str(row["tcp.pacing"]),
+                "size": float(str(row["workloads[0].size"]).removesuffix("pkt")),
+                "latency": float(done["normalized_latency"].mean()),
+            }
+        )
+    d = pd.DataFrame(rows).groupby(["queue", "pacing", "size"], as_index=False).mean()
+    red = sorted((q for q in d["queue"].unique() if q != "drop-tail"), key=_min_th)
+    plt = _plt()
+    with plt.rc_context(plots.STYLE):
+        fig, ax = plt.subplots()
+        for (q, p), g in d.groupby(["queue", "pacing"], sort=False):
+            g = g.sort_values("size")
+            ls = "-" if p == "leaky" else "--"
+            ax.plot(g["size"], g["latency"], ls, marker="o", label=f"{LABEL[p]}, {q}")
+        ax.set_xscale("log")
+        ax.set_xlabel("flow size (packets)")
+        ax.set_ylabel("mean normalized latency")
+        ax.set_title("Fig. 16: closed-loop flows, BDP/4, RED settings")
+        ax.legend(fontsize=6)
+        path = ctx.out / "fig16.png"
+        plots.save(fig, path)
+        plt.close(fig)
+    res = FigureResult("fig16", "closed-loop flows with RED: normalized latency", [path.name])
+    paced = d[(d["pacing"] == "leaky") & (d["size"] >= 1000)]
+    lat = paced.pivot(index="size", columns="queue", values="latency")
+    low, high = red[0], red[-1]  # the lowest and the highest minimum threshold
+    res.table = markdown_table(lat.reset_index().rename(columns={"size": "size (pkts)"}))
+    res.claims += [
+        Claim(
+            "high_min_th_bad",
+            "for paced flows a RED with a high minimum threshold does not perform well",
+            "words",
+            ", ".join(
+                f"{s:g} pkts: {fmt(lat.loc[s, high])} vs {fmt(lat.loc[s, low])}" for s in lat.index
+            )
+            + f" ({high} vs {low})",
+            bool((lat[high] > lat[low]).all()),
+            "paced latency with the high min_th > with the low one, every size ≥ 1000",
+        ),
+        Claim(
+            "low_thresholds_best",
+            "very low min and high max thresholds with a low max_p work best",
+            "words",
+            f"mean over sizes ≥ 1000: {low} {fmt(lat[low].mean())}, drop-tail "
+            f"{fmt(lat['drop-tail'].mean())}",
+            float(lat[low].mean()) < 0.95 * float(lat["drop-tail"].mean()),
+            "paced latency with the low-threshold RED < 0.95 × drop-tail's (mean over sizes "
+            "≥ 1000): clearly better, not a tie",
+        ),
+    ]
+    res.values = {"table": d.to_dict("records"), "low": low, "high": high}
+    return res
+
+
 FIGURES = {
     "fig3": fig3,
     "fig4": fig4,
@@ -726,4 +817,5 @@ FIGURES = {
     "fig12": fig12,
     "fig13": fig13,
     "fig14": fig14,
+    "fig16": fig16,
 }

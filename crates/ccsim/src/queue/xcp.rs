@@ -298,7 +298,7 @@ impl Xcp {
             }
             PktKind::Data => self.input += s,
         }
-        if let Some(h) = pkt.xcp {
+        if let Some(h) = pkt.xcp() {
             let (rtt, cwnd) = (h.rtt as f64, h.cwnd as f64);
             if rtt > 0.0 && cwnd > 0.0 {
                 self.sum_rtt_s_cwnd += rtt * s / cwnd;
@@ -315,7 +315,7 @@ impl Xcp {
             return;
         }
         let s = pkt.size as f64;
-        let Some(h) = pkt.xcp.as_mut() else {
+        let Some(h) = pkt.xcp_mut() else {
             return;
         };
         let (rtt, cwnd) = (h.rtt as f64, h.cwnd as f64);
@@ -387,7 +387,7 @@ mod tests {
     /// RTT `rtt` seconds, asking for an unlimited increase.
     fn data(size: u32, cwnd: f32, rtt: f32) -> Packet {
         let mut p = Packet::new(PktKind::Data, 0, 0, 0, size, size - 40, Time::ZERO);
-        p.xcp = Some(XcpHeader {
+        p.set_xcp(XcpHeader {
             cwnd,
             rtt,
             feedback: f32::INFINITY,
@@ -419,7 +419,7 @@ mod tests {
             };
             let mut p = mk(i);
             x.pass_through(&mut p, &mut ctx);
-            fb = p.xcp.map(|h| h.feedback);
+            fb = p.xcp().map(|h| h.feedback);
         }
         fb
     }
@@ -659,7 +659,7 @@ mod tests {
             };
             let mut p = data(1000, 10_000.0, 0.1);
             x.pass_through(&mut p, &mut ctx);
-            fb.push(p.xcp.unwrap().feedback as f64);
+            fb.push(p.xcp().unwrap().feedback as f64);
         }
         let iv = x.last_interval();
         let budget = iv.h + iv.phi.max(0.0);
@@ -687,7 +687,7 @@ mod tests {
             Time::from_millis(10),
         );
         let mut p = data(1000, 50_000.0, 0.1);
-        p.xcp.as_mut().unwrap().feedback = -3.0;
+        p.xcp_mut().unwrap().feedback = -3.0;
         let mut rng = stream(1, "q");
         let mut drops = Vec::new();
         let mut ctx = QueueCtx {
@@ -697,10 +697,10 @@ mod tests {
         };
         x.pass_through(&mut p, &mut ctx);
         assert!(x.last_interval().xi_p > 0.0);
-        assert_eq!(p.xcp.unwrap().feedback, -3.0);
+        assert_eq!(p.xcp().unwrap().feedback, -3.0);
         // A packet with no RTT estimate gets no increase.
         let mut p = data(1000, 50_000.0, 0.0);
         x.pass_through(&mut p, &mut ctx);
-        assert_eq!(p.xcp.unwrap().feedback, 0.0);
+        assert_eq!(p.xcp().unwrap().feedback, 0.0);
     }
 }

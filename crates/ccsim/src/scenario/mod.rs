@@ -441,6 +441,25 @@ pub fn parse(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError
 
 impl Scenario {
     /// Checks that types alone cannot express.
+    /// XCP senders grow only by the routers' feedback (cc/xcp.rs): an `"xcp"` flow
+    /// (static or in a workload, at `path`) needs an XCP queue somewhere.
+    pub(crate) fn check_xcp_routers(&self, path: &str) -> Result<(), ScenarioError> {
+        let t = &self.topology;
+        if matches!(t.queue, QueueSpec::Xcp(_))
+            || t.links.iter().any(|l| {
+                matches!(l.queue, Some(QueueSpec::Xcp(_)))
+                    || matches!(l.reverse_queue, Some(QueueSpec::Xcp(_)))
+            })
+        {
+            return Ok(());
+        }
+        Err(ScenarioError::at(
+            path,
+            "\"xcp\" senders need XCP routers: set topology.queue = { kind = \"xcp\" } \
+             (through any other queue their window would never grow)",
+        ))
+    }
+
     pub fn validate(&self) -> Result<(), ScenarioError> {
         let t = &self.topology;
         // Fields per kind, routes, spans and endpoints (net::graph).
@@ -487,26 +506,22 @@ impl Scenario {
                     "must be at least 1",
                 ));
             }
-            // XCP senders grow only by the routers' feedback (cc/xcp.rs).
-            if g.cc.name == "xcp"
-                && self.engine == Engine::Packet
-                && !matches!(t.queue, QueueSpec::Xcp(_))
-                && !t.links.iter().any(|l| {
-                    matches!(l.queue, Some(QueueSpec::Xcp(_)))
-                        || matches!(l.reverse_queue, Some(QueueSpec::Xcp(_)))
-                })
-            {
-                return Err(ScenarioError::at(
-                    &format!("{p}.cc"),
-                    "\"xcp\" senders need XCP routers: set topology.queue = { kind = \"xcp\" } \
-                     (through any other queue their window would never grow)",
-                ));
+            if g.cc.name == "xcp" && self.engine == Engine::Packet {
+                self.check_xcp_routers(&format!("{p}.cc"))?;
             }
             if let Some(r) = &g.recovery {
                 if r != "reno" && r != "newreno" && r != "sack" {
                     return Err(ScenarioError::at(
                         &format!("{p}.recovery"),
                         format!("unknown recovery \"{r}\" (known: reno, newreno, sack)"),
+                    ));
+                }
+                // The XCP header and SACK blocks share one option slot of the packet
+                // (packet.rs); XCP senders recover with NewReno, as in the studies.
+                if r == "sack" && g.cc.name == "xcp" {
+                    return Err(ScenarioError::at(
+                        &format!("{p}.recovery"),
+                        "\"sack\" is not available with cc = \"xcp\" (XCP senders use newreno)",
                     ));
                 }
             }

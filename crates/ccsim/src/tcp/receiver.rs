@@ -93,7 +93,7 @@ impl Receiver {
         );
         p.ts_ecr = self.ts_recent;
         if let Some(fb) = self.xcp_feedback.as_mut().map(std::mem::take) {
-            p.xcp = Some(crate::packet::XcpHeader {
+            p.set_xcp(crate::packet::XcpHeader {
                 cwnd: 0.0,
                 rtt: 0.0,
                 feedback: fb as f32,
@@ -111,6 +111,7 @@ impl Receiver {
     fn fill_sack(&self, p: &mut Packet) {
         let base = self.rcv_nxt;
         let mut n = 0usize;
+        let mut blocks = [(0u32, 0u32); 3];
         let first = self
             .last_ooo
             .and_then(|s| self.ooo.iter().position(|&(a, e)| s >= a && s < e));
@@ -119,10 +120,10 @@ impl Receiver {
             .chain((0..self.ooo.len()).rev().filter(|&i| Some(i) != first));
         for i in order.take(3) {
             let (a, e) = self.ooo[i];
-            p.sack[n] = ((a - base) as u32, (e - base) as u32);
+            blocks[n] = ((a - base) as u32, (e - base) as u32);
             n += 1;
         }
-        p.nsack = n as u8;
+        p.set_sack(&blocks[..n]);
     }
 
     /// Advance rcv_nxt over `seq` and any contiguous held ranges.
@@ -173,7 +174,7 @@ impl Receiver {
     /// A data segment arrived. ACKs to send go to `out`.
     pub fn on_data(&mut self, pkt: &Packet, now: Time, out: &mut Vec<Packet>) {
         let seq = pkt.seq;
-        if let Some(h) = pkt.xcp {
+        if let Some(h) = pkt.xcp() {
             *self.xcp_feedback.get_or_insert(0.0) += h.feedback as f64;
         }
         // RFC 3168 §6.1.3: CWR stops the echo; a CE on the same segment restarts it.
@@ -292,10 +293,10 @@ mod tests {
         let mut out = Vec::new();
         r.on_data(&data(0), Time(10), &mut out);
         r.on_data(&data(1), Time(11), &mut out);
-        assert!(out[0].xcp.is_none());
+        assert!(out[0].xcp().is_none());
         let xcp = |seq: u64, feedback: f32| {
             let mut p = data(seq);
-            p.xcp = Some(crate::packet::XcpHeader {
+            p.set_xcp(crate::packet::XcpHeader {
                 cwnd: 1e4,
                 rtt: 0.1,
                 feedback,
@@ -306,7 +307,7 @@ mod tests {
         r.on_data(&xcp(3, -0.25), Time(13), &mut out);
         r.on_data(&xcp(4, 2.0), Time(14), &mut out);
         r.on_delack_timer(Time(15), &mut out);
-        let fb: Vec<f32> = out[1..].iter().map(|p| p.xcp.unwrap().feedback).collect();
+        let fb: Vec<f32> = out[1..].iter().map(|p| p.xcp().unwrap().feedback).collect();
         assert_eq!(fb, vec![1.25, 2.0]);
     }
 }

@@ -213,7 +213,7 @@ impl Sender {
         // XCP congestion header (Katabi et al. 2002, §3.2): cwnd in bytes on the wire,
         // SRTT, and an unlimited request that the routers lower (cc/xcp.rs).
         if self.xcp {
-            p.xcp = Some(XcpHeader {
+            p.set_xcp(XcpHeader {
                 cwnd: (self.st.cwnd * (self.cfg.mss + self.cfg.header) as f64) as f32,
                 rtt: self.rtt.srtt.unwrap_or(0.0) as f32,
                 feedback: f32::INFINITY,
@@ -400,7 +400,7 @@ impl Sender {
             return; // acknowledges data never sent: ignore
         }
         if a > self.snd_una {
-            self.on_new_ack(a, ack.ts_ecr, ack.xcp, now, out);
+            self.on_new_ack(a, ack.ts_ecr, ack.xcp(), now, out);
             if self.cfg.recovery == Recovery::Sack {
                 self.update_scoreboard(ack);
             }

@@ -1,0 +1,179 @@
+"""Study 000 (Alparslan, Arakawa, Murata: paced and non-paced Reno, NewReno, HSTCP+SACK
+and XCP in small-buffered networks) reproduced in quick mode: the findings that
+docs/reproductions/000.md marks reproduced must keep holding.
+
+One quick run of the study (100 Mb/s instead of 622, 2 to 40 flows, 40 s runs; about
+50 s on 2 cores, packet engine) is shared by every test. The thresholds are the study's
+own statements (XCP's 90 % capacity parameter, "over 80 %", "orders of magnitude"),
+not numbers ccsim printed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ccsim import reproduce
+
+XCP_CP_CAPACITY = 0.9  # the conservative preset's capacity parameter (study 000 §4.1)
+
+
+@pytest.fixture(scope="module")
+def res(tmp_path_factory):
+    out = tmp_path_factory.mktemp("r000")
+    return reproduce.reproduce("000", quick=True, out=out, workers=2)
+
+
+def _fig1(res, variant):
+    rows = [r for r in res.figure("fig1").values["table"] if r["variant"] == variant]
+    assert rows, variant
+    return sorted(rows, key=lambda r: r["N"])
+
+
+def test_fig1_paced_xcp_cp_max_queue_orders_of_magnitude_below_the_bdp(res):
+    """Fig. 1(a): with a BDP buffer, P. XCP with C.P. never queues more than 2 % of the
+    BDP (the study: 23,360 B against 6.4 MB at 100 flows), and never drops."""
+    bdp = res.figure("fig1").values["bdp_bytes"]
+    for r in _fig1(res, "P. XCP C.P."):
+        assert r["max queue (B)"] < 0.02 * bdp, r
+        assert r["drops"] == 0, r
+
+
+def test_fig1_paced_xcp_cp_holds_utilization_at_its_90pct_capacity_parameter(res):
+    """Fig. 1(b): P. XCP with C.P. runs the link at its capacity parameter (0.9 of the
+    rate; ACK bytes count in the router's input traffic, as in the study)."""
+    for r in _fig1(res, "P. XCP C.P."):
+        assert r["utilization"] == pytest.approx(XCP_CP_CAPACITY, abs=0.03), r
+
+
+def test_fig1_conservative_parameters_lower_paced_xcp_max_queue_below_original(res):
+    """Fig. 1(a): C.P. lowers P. XCP's maximum queue below O.P.'s at every flow count."""
+    cp, op = _fig1(res, "P. XCP C.P."), _fig1(res, "P. XCP O.P.")
+    for a, b in zip(cp, op, strict=True):
+        assert a["N"] == b["N"]
+        assert a["max queue (B)"] <= b["max queue (B)"], (a, b)
+
+
+def test_fig1_nonpaced_xcp_queues_ten_times_more_than_paced_with_two_flows(res):
+    """Fig. 1(a), (c)-(f): without pacing XCP's bursts (and two-way ACK compression)
+    build queues far above the paced ones with few flows (> 10× at 2 flows)."""
+    for preset in ("O.P.", "C.P."):
+        np_ = _fig1(res, f"N.P. XCP {preset}")[0]
+        p = _fig1(res, f"P. XCP {preset}")[0]
+        assert np_["N"] == p["N"] == 2
+        assert np_["max queue (B)"] > 10 * p["max queue (B)"], (np_, p)
+
+
+def _fig2(res):
+    return {int(r["N"]): r for r in res.figure("fig2").values["utilization"]}
+
+
+def test_fig2_paced_tcps_exceed_80pct_with_small_buffers_from_10_flows(res):
+    """Fig. 2(a): with the small buffer (P. XCP C.P.'s maximum queue) every P. TCP
+    exceeds 80 % utilization (checked from 10 flows; at 2 flows the buffer is two
+    packets, see the page)."""
+    for n, r in _fig2(res).items():
+        if n >= 10:
+            for v in ("P. Reno", "P. NewReno", "P. HSTCP"):
+                assert r[v] > 0.8, (n, v, r[v])
+
+
+def test_fig2_paced_xcp_cp_stays_at_its_capacity_parameter_with_small_buffers(res):
+    """Fig. 2(a): P. XCP with C.P. stays near 90 % with the small buffers."""
+    for n, r in _fig2(res).items():
+        assert r["P. XCP"] == pytest.approx(XCP_CP_CAPACITY, abs=0.03), (n, r)
+
+
+def test_fig2_paced_tcps_beat_nonpaced_with_tiny_buffers(res):
+    """Fig. 2(a): paced TCPs reach higher utilization than non-paced ones with tiny
+    buffers; with 2 and 10 flows the gap is large (> 0.3)."""
+    for n, r in _fig2(res).items():
+        for p in ("Reno", "NewReno", "HSTCP"):
+            assert r[f"P. {p}"] > r[f"N.P. {p}"], (n, p, r)
+            if n <= 10:
+                assert r[f"P. {p}"] - r[f"N.P. {p}"] > 0.3, (n, p, r)
+
+
+def test_fig2_nonpaced_tcps_utilization_rises_with_the_number_of_flows(res):
+    """Fig. 2(a): N.P. TCPs are very low with few flows and rise with their number."""
+    u = _fig2(res)
+    ns = sorted(u)
+    for p in ("N.P. Reno", "N.P. NewReno", "N.P. HSTCP"):
+        assert u[ns[0]][p] < 0.2, (p, u[ns[0]][p])
+        assert u[ns[-1]][p] > u[ns[0]][p] + 0.2, p
+
+
+def test_fig2_nonpaced_hstcp_with_sack_best_and_reno_worst_of_the_nonpaced_tcps(res):
+    """Fig. 2(a): among N.P. TCPs, HSTCP (SACK) is best and Reno worst: with a high loss
+    rate the windows are small (HSTCP acts as Reno) and SACK recovers multiple losses
+    per window best, Reno's recovery worst. At 2 flows (utilization ~3 %) Reno and
+    NewReno tie: a tolerance of half a point there, strict from 10 flows."""
+    for n, r in _fig2(res).items():
+        assert r["N.P. HSTCP"] > max(r["N.P. NewReno"], r["N.P. Reno"]), (n, r)
+        if n >= 10:
+            assert r["N.P. NewReno"] > r["N.P. Reno"], (n, r)
+        else:
+            assert r["N.P. Reno"] < r["N.P. NewReno"] + 0.005, (n, r)
+
+
+def test_fig3_paced_xcp_max_queue_hardly_changes_with_web_nodes_and_never_drops(res):
+    """Fig. 3(a): with XCP web flows next to the 40 long ones and a BDP buffer, P. XCP
+    C.P.'s maximum queue shows no big change with the number of web nodes (within a
+    factor 2 of its value without them) and nothing is dropped."""
+    v = res.figure("fig3").values
+    q = v["xcp_max_queue_B"]
+    assert len(q) >= 3 and 0 in q, q
+    for n, b in q.items():
+        assert q[0] / 2 <= b <= 2 * q[0], (n, q)
+    assert all(d == 0 for d in v["xcp_drops"].values()), v["xcp_drops"]
+
+
+def test_fig3_paced_xcp_utilization_falls_as_web_nodes_are_added(res):
+    """Fig. 3(b): without web traffic P. XCP C.P. runs at its 90 % capacity parameter;
+    short XCP flows finish before using the share the routers gave them, so the
+    utilization falls as web nodes are added (and never exceeds the target)."""
+    rows = {int(r["N"]): r["P. XCP"] for r in res.figure("fig3").values["utilization"]}
+    ns = sorted(rows)
+    assert rows[0] == pytest.approx(XCP_CP_CAPACITY, abs=0.03), rows
+    assert rows[ns[-1]] < rows[0] - 0.02, rows
+    assert all(u < XCP_CP_CAPACITY + 0.02 for u in rows.values()), rows
+
+
+def test_fig3_web_traffic_nonpaced_tcps_rise_with_web_nodes_and_stay_below_paced(res):
+    """Fig. 3(b), TCPs: N.P. TCPs' utilization rises with the number of web nodes,
+    N.P. Reno is the lowest N.P. TCP, and P. TCPs stay above N.P. ones at every N."""
+    fig = res.figure("fig3")
+    for key in ("np_rise", "np_reno_lowest", "paced_above"):
+        assert fig.claim(key).holds, fig.claim(key)
+    rows = {int(r["N"]): r for r in fig.values["utilization"]}
+    ns = sorted(rows)
+    for p in ("Reno", "NewReno", "HSTCP"):
+        assert rows[ns[-1]][f"N.P. {p}"] > rows[ns[0]][f"N.P. {p}"], p
+
+
+def _fig4(res):
+    return {r["variant"]: r for r in res.figure("fig4").values["utilization"]}
+
+
+def test_fig4_parking_lot_paced_xcp_highest_utilization_on_every_middle_link(res):
+    """Fig. 4: P. XCP has the highest utilization of the paced variants on links 1 and
+    2 (the bottlenecks) and on link 3 (long flows only, not penalized)."""
+    u = _fig4(res)
+    for link in ("link 1", "link 2", "link 3"):
+        for v in ("P. Reno", "P. NewReno", "P. HSTCP"):
+            assert u["P. XCP"][link] > u[v][link], (link, v)
+
+
+def test_fig4_parking_lot_paced_xcp_long_flows_get_their_max_min_share(res):
+    """Fig. 4, link 3: XCP is max-min fair, so each of the 10 long flows gets C/20 of
+    links 1 and 2 (10 long + 10 short flows each): link 3 carries about half its
+    capacity parameter, 0.45 (plus the reverse long flows' ACKs)."""
+    u3 = _fig4(res)["P. XCP"]["link 3"]
+    assert u3 == pytest.approx(XCP_CP_CAPACITY / 2, abs=0.05), u3
+
+
+def test_table1_paced_xcp_has_the_best_fairness_in_the_parking_lot(res):
+    """Table 1: Jain's index of the 30 forward goodputs: P. XCP ≈ 1 (the study: 1),
+    above every other variant."""
+    jain = {r["variant"]: r["ccsim"] for r in res.figure("table1").values["jain"]}
+    assert jain["P. XCP"] > 0.95, jain
+    assert all(jain["P. XCP"] > x for v, x in jain.items() if v != "P. XCP"), jain
