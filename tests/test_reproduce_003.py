@@ -109,3 +109,14 @@ def test_every_003_scenario_and_its_sweep_is_valid():
         assert specs, name
         for spec in (specs[0], specs[-1]):
             ccsim.validate(text, set=spec.overrides)
+
+
+def test_report_names_the_scenario_file_behind_every_figure(res):
+    """Each figure records the scenario files its runs came from; each is a file of
+    ``scenarios/papers/003`` and report.md names it under the figure's heading."""
+    report = (res.out / "report.md").read_text()
+    for fig in res.figures:
+        assert fig.scenarios == [f"{fig.name}.toml"], (fig.name, fig.scenarios)
+        for name in fig.scenarios:
+            assert reproduce.scenario_path("003", name[: -len(".toml")]).is_file()
+            assert f"`scenarios/papers/003/{name}`" in report, name

@@ -91,6 +91,9 @@ class FigureResult:
     table: str = ""  # markdown
     runs: int = 0
     reused: int = 0  # runs found finished in the output directory (not rerun)
+    # the scenario files (``scenarios/papers/<study>/<name>.toml``) whose runs the figure
+    # drew on; a figure drawn from another figure's runs names that figure's file
+    scenarios: list[str] = field(default_factory=list)
     wall_s: float = 0.0
     values: dict[str, Any] = field(default_factory=dict)
 
@@ -128,9 +131,13 @@ class Context:
     progress: bool = False
     _runs: int = 0
     _reused: int = 0
+    _scenarios: list[str] = field(default_factory=list)
 
     def scenario(self, figure: str) -> Path:
-        return scenario_path(self.study, figure)
+        path = scenario_path(self.study, figure)
+        if path.name not in self._scenarios:
+            self._scenarios.append(path.name)
+        return path
 
     def sweep(
         self,
@@ -246,6 +253,7 @@ def reproduce(
         fig.wall_s = time.perf_counter() - t
         fig.runs = ctx._runs
         fig.reused = ctx._reused
+        fig.scenarios = list(ctx._scenarios)
         result.figures.append(fig)
         if log is not None:
             ok = sum(c.holds is True for c in fig.claims)
@@ -284,6 +292,9 @@ def report_markdown(result: StudyResult) -> str:
     ]
     for f in result.figures:
         lines += [f"## {f.name}: {f.title}", ""]
+        if f.scenarios:
+            files = ", ".join(f"`scenarios/papers/{result.study}/{s}`" for s in f.scenarios)
+            lines += [f"Scenario: {files}.", ""]
         for file in f.files:
             if file.endswith(".png"):
                 lines += [f"![{f.name}]({file})", ""]
