@@ -123,6 +123,71 @@ fn sack_recovers_a_burst_of_losses_without_timeout() {
     );
 }
 
+/// The last sampled ssthresh of flow 0, in packets.
+fn final_ssthresh(o: &Output) -> f64 {
+    let t = o.series.f64("time").unwrap();
+    let v = o.series.f64("value").unwrap();
+    let Some(ccsim::metrics::Column::Cat(met, mcats)) = o.series.get("metric") else {
+        panic!("no metric column")
+    };
+    let m = mcats.iter().position(|c| c == "ssthresh_pkts").unwrap() as u8;
+    let last = (0..t.len())
+        .filter(|&i| met[i] == m)
+        .max_by(|&a, &b| t[a].total_cmp(&t[b]));
+    v[last.expect("an ssthresh sample")]
+}
+
+/// RFC 6582 §4 (and ns-2's `bugFix_`, on by default): after a timeout the sender
+/// goes back to snd_una and resends segments the receiver already holds; each brings
+/// back a duplicate ACK for the highest segment sent before the timeout. Those
+/// duplicates do not "cover more than recover" and must not start a fast retransmit
+/// (which would halve a window that has seen no new loss, down to ssthresh 2).
+/// Eight scripted losses in a row end in a timeout (Reno: several losses per
+/// window; NewReno: its recovery, one RTT per loss, outlasts the default 200 ms
+/// minimum RTO); after it no segment is lost, so the timeout is the last congestion
+/// reduction and its ssthresh (about half the flight, 30 packets or more) stands to
+/// the end of the run. Before the guard both ended the run at ssthresh 4.
+#[test]
+fn duplicates_from_resent_segments_after_a_timeout_start_no_fast_retransmit() {
+    for recovery in ["reno", "newreno"] {
+        let o = must_run(&format!(
+            r#"
+duration = "6s"
+sample_interval = "0.05s"
+[topology]
+kind = "dumbbell"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "40ms"
+access_rate = "1Gbps"
+access_delay = "5ms"
+buffer = "bdp"
+[[flows]]
+cc = "newreno"
+recovery = "{recovery}"
+drop_segments = [200, 201, 202, 203, 204, 205, 206, 207]
+"#
+        ));
+        let (fr, to, ss) = (
+            col(&o, "fast_retransmits"),
+            col(&o, "timeouts"),
+            final_ssthresh(&o),
+        );
+        eprintln!("{recovery}: {fr} fast retransmits, {to} timeouts, final ssthresh {ss}");
+        assert_eq!(to, 1.0, "{recovery}: one timeout");
+        if recovery == "newreno" {
+            assert_eq!(
+                fr, 1.0,
+                "newreno: the fast retransmit before the timeout only"
+            );
+        }
+        assert!(
+            ss > 10.0,
+            "{recovery}: ssthresh fell to {ss} after the timeout without a new loss \
+             ({fr} fast retransmits)"
+        );
+    }
+}
+
 /// Four flows through RED (min_th 20, max_th 60 packets) in a 300-packet buffer,
 /// 20 Mb/s, RTT 60 ms (BDP 100 packets).
 fn red_dumbbell(flows_ecn: bool) -> Output {

@@ -290,10 +290,12 @@ fn bad_workloads_name_the_field() {
 /// is due. Were the slot reused at once, those packets would reach the new flow's
 /// endpoints (same flow id, sequence numbers from 0 again) and a flow would be
 /// credited bytes it never sent. Here every finished flow delivers exactly its size.
+/// (60 s: since redundant go-back-N resends no longer start spurious fast
+/// retransmits (RFC 6582 §4), stragglers are rarer, 5 waits in 20 s.)
 #[test]
 fn slots_wait_for_the_network_to_drain() {
     let text = r#"
-duration = "20s"
+duration = "60s"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "10Mbps"

@@ -72,6 +72,9 @@ pub struct Sender {
     pub in_recovery: bool,
     /// RFC 6582 `recover`: high_tx when recovery (or a timeout) began.
     recover: u64,
+    /// high_tx at the last timeout (0: none yet): the guard against fast
+    /// retransmits caused by the sender's own go-back-N resends (RFC 6582 §4).
+    rto_recover: u64,
     first_partial: bool,
     pub rtt: RttEstimator,
     /// Karn's rule without timestamps: the one segment being timed, and when.
@@ -143,6 +146,7 @@ impl Sender {
             dupacks: 0,
             in_recovery: false,
             recover: 0,
+            rto_recover: 0,
             first_partial: true,
             rtt,
             timed: None,
@@ -553,8 +557,19 @@ impl Sender {
         if self.dupacks != self.cfg.dupthresh {
             return;
         }
-        // RFC 6582 §3.2 step 1: after a timeout, duplicates for data below `recover`
-        // do not start another fast retransmit.
+        // RFC 6582 §4: after a timeout the sender resends segments the receiver may
+        // already hold, and each brings back a duplicate acknowledging exactly up to
+        // the highest segment sent before the timeout. Such duplicates do not "cover
+        // more than recover" (ack − 1 > recover, RFC 6582 §3.2, with `rto_recover`
+        // one past that segment): they show redundant retransmissions, not a new
+        // loss, and start no fast retransmit (ns-2's `bugFix_`, on by default, does
+        // the same for Reno and NewReno). After a fast recovery NewReno waits only
+        // for snd_una to reach `recover`, not to pass it as ns-2 does: a loss of the
+        // first segment sent after the recovery point then gets a fast retransmit
+        // rather than a timeout (RFC 6582 §4 leaves that case to its heuristics).
+        if self.rto_recover > 0 && self.snd_una <= self.rto_recover {
+            return;
+        }
         if self.cfg.recovery == Recovery::NewReno && self.snd_una < self.recover {
             return;
         }
@@ -580,9 +595,13 @@ impl Sender {
         if self.dupacks < self.cfg.dupthresh && self.lost_end <= self.snd_una {
             return;
         }
-        // RFC 6675 §5.1: after a timeout, no new recovery until the cumulative ACK
-        // passes the RecoveryPoint set then.
-        if self.snd_una < self.recover {
+        // RFC 6675 §5.1: after a timeout, no new recovery until HighACK (the highest
+        // octet cumulatively acknowledged) passes the RecoveryPoint set then (HighData,
+        // the highest octet sent: `rto_recover` is one past it); duplicates from
+        // resent segments the receiver held acknowledge exactly up to it. After a
+        // recovery, a new one may start once snd_una reaches its RecoveryPoint.
+        if (self.rto_recover > 0 && self.snd_una <= self.rto_recover) || self.snd_una < self.recover
+        {
             return;
         }
         self.stats.fast_retransmits += 1;
@@ -635,6 +654,7 @@ impl Sender {
         self.in_recovery = false;
         self.dupacks = 0;
         self.recover = self.high_tx;
+        self.rto_recover = self.high_tx;
         self.snd_nxt = self.snd_una;
         self.timed = None;
         // RFC 2018 §8: after a timeout the SACK information is not trusted (the
