@@ -1,9 +1,11 @@
 """Study 001 (Aggarwal, Savage, Anderson: TCP pacing) reproduced in quick mode: the
 findings that docs/reproductions/001.md marks reproduced must keep holding.
 
-One quick run of figures 3-11 (~20 s on 2 cores: 2 single-flow runs of 200 s, 2 runs
-of 50 flows, 4 runs of 50 flows with two RTTs) is shared by every test; each test
-checks one finding on ccsim's numbers, against the study's formula where it gives one.
+One quick run of the study (~20 s on 2 cores: 2 single-flow runs of 200 s, 2 runs
+of 50 flows, 4 runs of 50 flows with two RTTs, the closed-loop and mixed runs of
+figures 12-16; figures 5 and 15 add 24 short single-flow runs, 100 mixed runs of
+5000-packet flows and one closed-loop run) is shared by every test; each test checks
+one finding on ccsim's numbers, against the study's formula where it gives one.
 Scenario: 57 Mb/s bottleneck, RTT 100 ms, 576-byte packets (BDP 1237 packets), buffer
 BDP/4 = 309 packets unless said otherwise.
 """
@@ -146,6 +148,26 @@ def test_fig14_mixed_reno_flows_finish_much_sooner_than_paced(res):
     below 0.8 × the paced flows'."""
     v = res.figure("fig14").values
     assert v["ratio"] < 0.8, v
+
+
+def test_fig15_mixed_5000_packet_flows_paced_still_worse(res):
+    """Fig. 15 line B (§5.5): 10 Reno + 10 paced flows of 5000 packets starting
+    together: the paced flows' mean latency is still above Reno's (ratio Reno / paced
+    below 1), by more than twice the standard error of the per-seed paired difference
+    (the gap is small: about 1 %, 100 seeds), and every flow finishes."""
+    b = res.figure("fig15").values["simultaneous"]["5000"]
+    assert b["ratio"] < 1.0, b
+    assert b["diff"] > 2 * b["diff_se"], b
+    assert b["unfinished"] == 0, b
+
+
+def test_fig15_closed_loop_mix_paced_deteriorates_further(res):
+    """Fig. 15 line C (§5.5): with the closed-loop model of §5.4 (10 Reno + 10 paced
+    nodes, think time 1 s, new flows starting in slow start) the ratio Reno / paced of
+    5000-packet flows is below line B's (20 flows started together)."""
+    v = res.figure("fig15").values
+    assert v["ratio_c"] < v["ratio_b"], v
+    assert v["closed_loop"]["5000"]["flows"]["paced"] > 0, v
 
 
 def test_fig16_red_with_a_high_minimum_threshold_hurts_paced_flows(res):

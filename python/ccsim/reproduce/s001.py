@@ -7,9 +7,10 @@ buffer: cumulative throughput and window against time) and 6-8 (50 flows at 57 M
 cumulative aggregate throughput, fairness and aggregate window against time). Figures
 4, 7 and 8 are drawn from the runs of Figures 3 and 6 (same scenarios).
 
-Also Figures 9-11 (two RTTs), 12-13 (closed-loop finite flows), 14 (mixed paced and
-non-paced flows) and 16 (RED). Figure 5 (throughput difference against the BDP) is not
-reproduced yet.
+Also Figure 5 (one flow lasting one sawtooth: throughput difference against the BDP),
+Figures 9-11 (two RTTs), 12-13 (closed-loop finite flows), 14-15 (mixed paced and
+non-paced flows) and 16 (RED). Figures 5 and 15 run one sweep per bandwidth or flow
+size (the rate and duration, or both groups' size, set together from here).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ccsim import plots
-from ccsim.reproduce import Claim, Context, FigureResult, fmt, markdown_table
+from ccsim.reproduce import Claim, Context, FigureResult, fmt, log_x, markdown_table, run_sweep
 
 WIRE = 576.0  # bytes per packet on the wire (MSS 536 B + 40 B header)
 MSS = 536.0
@@ -216,6 +217,199 @@ def _ramp(v: dict, frac: float = 0.9, after: float = 2.0) -> float:
 
 def _fmt_t(x: float) -> str:
     return "never (in the run)" if not np.isfinite(x) else f"{x:.1f} s"
+
+
+def _point_sweep(ctx: Context, figure: str, tag: str, overrides: dict, quick: dict | None = None):
+    """The sweep of ``<figure>.toml`` with *overrides* for every run (one point of a
+    dimension the scenario's grid cannot express: a bandwidth with its duration, or one
+    size for two flow groups), scaled down by *quick* in quick mode, into
+    ``runs/<figure>-<tag>-<mode>``. Returns ``(Sweep, runs)``."""
+    q = dict(quick or {}) if ctx.quick else {}
+    mode = "quick" if ctx.quick else "full"
+    sw, runs = run_sweep(
+        ctx.scenario(figure),
+        ctx.out / "runs" / f"{figure}-{tag}-{mode}",
+        grid=q.get("grid"),
+        seeds=q.get("seeds"),
+        set={**q.get("set", {}), **overrides},
+        workers=ctx.workers,
+        progress=ctx.progress,
+    )
+    ctx._runs += len(runs)
+    ctx._reused += sw.skipped
+    return sw, runs
+
+
+# ------------------------------------------------------------------ Figure 5
+
+FIG5_MBPS = [5, 10, 20, 57, 100, 200]  # bottleneck rates: BDP 109 to 4340 packets
+FIG5_MBPS_QUICK = [5, 10, 20]
+FIG5_SMALL = [0.1, 0.25]  # "limited buffers" (below BDP/2)
+FIG5_LARGE = [0.5, 1.0]  # "half the BDP" and beyond
+
+
+def t_cycle(rate_bps: float) -> float:
+    """Footnote 1: the duration of one sawtooth, T_cycle = RTT² · BW / packet_size (s),
+    packet_size the 576 B packet on the wire (= RTT · BDP in packets)."""
+    return RTT**2 * rate_bps / (8 * WIRE)
+
+
+def _first_after(t: np.ndarray, mask: np.ndarray) -> float:
+    i = np.flatnonzero(mask)
+    return float(t[i[0]]) if len(i) else float("nan")
+
+
+def _fig5_runs(ctx: Context) -> pd.DataFrame:
+    """One row per (bandwidth, buffer, pacing): the flow's throughput over T_cycle and
+    what its losses did to it."""
+    rows = []
+    for mbps in FIG5_MBPS_QUICK if ctx.quick else FIG5_MBPS:
+        rate = mbps * 1e6
+        dur = t_cycle(rate)
+        sw, runs = _point_sweep(
+            ctx,
+            "fig5",
+            f"{mbps:g}mbps",
+            {
+                "topology.bottleneck_rate": f"{mbps:g}Mbps",
+                "topology.access_rate": f"{4 * mbps:g}Mbps",
+                "duration": f"{dur:.3f}s",
+            },
+        )
+        for _, row in runs.iterrows():
+            run = sw.load(row["run_id"])
+            f = run.flows.iloc[0]
+            tput = float(f["bytes_delivered"]) * 8 / dur
+            # when ssthresh first fell to a few packets (≤ 4; RFC 5681's floor is 2), if
+            # ever: from there the flow climbs one packet per RTT for the rest of the cycle
+            ss = _flow_series(run, "ssthresh_pkts")[0]
+            floor_t = _first_after(ss.index.to_numpy(dtype=float), ss.to_numpy() <= 4.0)
+            rows.append(
+                {
+                    "mbps": float(mbps),
+                    "bdp": float(run.summary["bdp_pkts"]),
+                    "buffer": float(str(row["topology.buffer"]).removesuffix("bdp")),
+                    "pacing": str(row["flows[0].tcp.pacing"]),
+                    "t_cycle": dur,
+                    "tput_bps": tput,
+                    "frac": tput / (rate * MSS / WIRE),
+                    "losses": int(f["losses"]),
+                    "timeouts": int(f["timeouts"]),
+                    "floor_s": floor_t,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _fmt_floor(t: float) -> str:
+    return "never" if not np.isfinite(t) else f"{t:.1f} s"
+
+
+def fig5(ctx: Context) -> FigureResult:
+    d = _fig5_runs(ctx)
+    w = d.pivot_table(index=["mbps", "bdp", "buffer"], columns="pacing", values="frac")
+    w = w.reset_index()
+    w["diff"] = w["leaky"] - w["none"]
+    w["diff_mbps"] = w["diff"] * w["mbps"] * MSS / WIRE  # the link's payload rate × diff
+    fl = d.set_index(["mbps", "buffer", "pacing"])["floor_s"]
+    w["floor"] = [
+        " / ".join(_fmt_floor(fl[r.mbps, r.buffer, p]) for p in ("none", "leaky"))
+        for r in w.itertuples()
+    ]
+    bufs = sorted(w["buffer"].unique())
+    plt = _plt()
+    with plt.rc_context(plots.STYLE):
+        fig, ax = plt.subplots()
+        for b in bufs:
+            g = w[w["buffer"] == b].sort_values("bdp")
+            ax.plot(g["bdp"].round(), 100 * g["diff"], marker="o", label=f"buffer {b:g} × BDP")
+        ax.axhline(0.0, color="grey", lw=0.8, ls=":")
+        log_x(ax, w["bdp"].round())
+        ax.set_xlabel("delay-bandwidth product (packets; RTT 100 ms, 5-200 Mb/s)")
+        ax.set_ylabel("throughput paced − Reno (% of the link)")
+        ax.set_title("Fig. 5: one flow over one sawtooth (T_cycle = RTT² · BW / 576 B)")
+        ax.legend()
+        path = ctx.out / "fig5.png"
+        plots.save(fig, path)
+        plt.close(fig)
+    res = FigureResult("fig5", "one flow, one sawtooth: throughput difference vs BDP", [path.name])
+
+    def series(b: float) -> pd.DataFrame:
+        return w[w["buffer"] == b].sort_values("bdp")
+
+    def listing(bs: list[float]) -> str:
+        return "; ".join(
+            f"{b:g} BDP: "
+            + ", ".join(f"{x:+.3f}" for x in series(b)["diff"])
+            + f" (BDP {', '.join(f'{x:.0f}' for x in series(b)['bdp'])})"
+            for b in bs
+        )
+
+    grows = {
+        b: bool((series(b)["diff"] > 0).all())
+        and float(series(b)["diff"].iloc[-1]) > float(series(b)["diff"].iloc[0])
+        for b in FIG5_SMALL
+    }
+    gone = {b: bool(series(b)["diff"].between(-0.10, 0.02).all()) for b in FIG5_LARGE}
+    res.claims += [
+        Claim(
+            "gap_grows_with_bdp",
+            "for limited buffers the difference in throughput (paced − Reno) increases "
+            "with the delay-bandwidth product",
+            "paced ahead, more so at larger BDPs",
+            "paced − Reno (fraction of the link) " + listing(FIG5_SMALL),
+            all(grows.values()),
+            "at 0.1 and 0.25 BDP: difference > 0 at every BDP and larger at the largest "
+            "BDP than at the smallest",
+        ),
+        Claim(
+            "gap_gone_half_bdp",
+            "the difference disappears when the buffer grows beyond half the BDP; there "
+            "pacing performs slightly worse (it lags behind by an RTT)",
+            "≈ 0, paced slightly below",
+            "paced − Reno " + listing(FIG5_LARGE),
+            all(gone.values()),
+            "at 0.5 and 1 BDP: −0.10 ≤ difference ≤ +0.02 of the link at every BDP",
+        ),
+    ]
+    tab = w.rename(
+        columns={
+            "bdp": "BDP (pkts)",
+            "buffer": "buffer / BDP",
+            "none": "Reno",
+            "leaky": "Paced Reno",
+            "diff": "paced − Reno",
+            "diff_mbps": "paced − Reno (Mb/s)",
+            "floor": "ssthresh ≤ 4 pkts from (Reno / paced)",
+        }
+    )
+    tab.insert(0, "Mb/s", tab.pop("mbps").map(lambda x: f"{x:g}"))
+    tab["BDP (pkts)"] = tab["BDP (pkts)"].map(lambda x: f"{x:.0f}")
+    tab["buffer / BDP"] = tab["buffer / BDP"].map(lambda x: f"{x:g}")
+    res.table = (
+        "Throughput over T_cycle as a fraction of the link's payload rate:\n\n"
+        + markdown_table(
+            tab[
+                [
+                    "Mb/s",
+                    "BDP (pkts)",
+                    "buffer / BDP",
+                    "Reno",
+                    "Paced Reno",
+                    "paced − Reno",
+                    "paced − Reno (Mb/s)",
+                    "ssthresh ≤ 4 pkts from (Reno / paced)",
+                ]
+            ]
+        )
+    )
+    res.values = {
+        "diff": {f"{r.mbps:g},{r.buffer:g}": float(r.diff) for r in w.itertuples()},
+        "runs": d.to_dict("records"),
+        "grows": {str(k): v for k, v in grows.items()},
+        "gone": {str(k): v for k, v in gone.items()},
+    }
+    return res
 
 
 # ------------------------------------------------------------------ Figures 6-8
@@ -680,9 +874,24 @@ def fig13(ctx: Context) -> FigureResult:
 QUICK_MIX = {"seeds": 4}
 
 
-def fig14(ctx: Context) -> FigureResult:
+def _mixed_flows(sw, runs) -> pd.DataFrame:
+    """Every flow of every run of a simultaneous-start mixed sweep, with its seed."""
+    return pd.concat(
+        [
+            sw.load(r).flows.assign(seed=s)
+            for r, s in zip(runs["run_id"], runs["seed"], strict=True)
+        ],
+        ignore_index=True,
+    )
+
+
+def _fig14_flows(ctx: Context) -> pd.DataFrame:
     sw, runs = ctx.sweep("fig14", quick=QUICK_MIX)
-    fl = pd.concat([sw.load(r).flows for r in runs["run_id"]], ignore_index=True)
+    return _mixed_flows(sw, runs)
+
+
+def fig14(ctx: Context) -> FigureResult:
+    fl = _fig14_flows(ctx)
     unfinished = int(fl["fct_s"].isna().sum())
     plt = _plt()
     with plt.rc_context(plots.STYLE):
@@ -712,6 +921,149 @@ def fig14(ctx: Context) -> FigureResult:
         )
     )
     res.values = {"mean_fct_s": {k: float(v) for k, v in m.items()}, "ratio": ratio}
+    return res
+
+
+FIG15_SIZES = [1000, 3000, 5000]  # simultaneous start (line B: 5000; line A: Fig. 14)
+FIG15_SIZES_QUICK = [5000]
+FIG15C_SIZES = [300, 1000, 3000, 5000]  # closed-loop nodes (line C)
+FIG15C_SIZES_QUICK = [5000]
+QUICK_15C = {"seeds": 1, "set": {"duration": "120s"}}
+LINE_B = 5000.0
+
+
+def _group_stats(fl: pd.DataFrame) -> dict:
+    """Mean FCT per group and their ratio Reno / paced, and the per-seed paired
+    difference paced − Reno (mean and standard error over seeds)."""
+    m = fl.groupby("group", observed=True)["fct_s"].mean()
+    per = fl.groupby(["seed", "group"], observed=True)["fct_s"].mean().unstack()
+    dif = (per["paced"] - per["reno"]).to_numpy(dtype=float)
+    n = len(dif)
+    return {
+        "reno": float(m["reno"]),
+        "paced": float(m["paced"]),
+        "ratio": float(m["reno"] / m["paced"]),
+        "diff": float(dif.mean()),
+        "diff_se": float(dif.std(ddof=1) / np.sqrt(n)) if n > 1 else float("nan"),
+        "seeds": n,
+        "flows": {
+            g: int(c)
+            for g, c in fl["fct_s"].notna().groupby(fl["group"], observed=True).sum().items()
+        },
+        "unfinished": int(fl["fct_s"].isna().sum()),
+        "timeouts": {
+            g: float(v) / n for g, v in fl.groupby("group", observed=True)["timeouts"].sum().items()
+        },
+    }
+
+
+def _fig15_simultaneous(ctx: Context) -> dict[float, dict]:
+    out = {300.0: _group_stats(_fig14_flows(ctx))}  # line A: Figure 14's runs
+    for size in FIG15_SIZES_QUICK if ctx.quick else FIG15_SIZES:
+        v = f"{size}pkt"
+        sw, runs = _point_sweep(
+            ctx, "fig15", f"{size}pkt", {"flows[0].size": v, "flows[1].size": v}
+        )
+        out[float(size)] = _group_stats(_mixed_flows(sw, runs))
+    return out
+
+
+def _fig15_closed_loop(ctx: Context) -> dict[float, dict]:
+    out = {}
+    for size in FIG15C_SIZES_QUICK if ctx.quick else FIG15C_SIZES:
+        v = f"{size}pkt"
+        sw, runs = _point_sweep(
+            ctx,
+            "fig15c",
+            f"{size}pkt",
+            {"workloads[0].size": v, "workloads[1].size": v},
+            QUICK_15C,
+        )
+        fl = []
+        for r, seed in zip(runs["run_id"], runs["seed"], strict=True):
+            run = sw.load(r)
+            f = run.flows
+            warm = float(run.summary.get("warmup_s", 10.0))
+            fl.append(f[f["start_s"] >= warm].assign(seed=seed))
+        out[float(size)] = _group_stats(pd.concat(fl, ignore_index=True).dropna(subset=["fct_s"]))
+        out[float(size)]["unfinished"] = int(sum(g["fct_s"].isna().sum() for g in fl))
+    return out
+
+
+def fig15(ctx: Context) -> FigureResult:
+    ab = _fig15_simultaneous(ctx)
+    c = _fig15_closed_loop(ctx)
+    plt = _plt()
+    with plt.rc_context(plots.STYLE):
+        fig, ax = plt.subplots()
+        xs = sorted(ab)
+        ax.plot(xs, [ab[x]["ratio"] for x in xs], marker="o", label="20 flows start together")
+        for x, lab in ((300.0, "A"), (LINE_B, "B")):
+            if x in ab:
+                ax.annotate(lab, (x, ab[x]["ratio"]), textcoords="offset points", xytext=(4, 6))
+        xc = sorted(c)
+        ax.plot(xc, [c[x]["ratio"] for x in xc], marker="s", label="C: 20 closed-loop nodes")
+        ax.axhline(1.0, color="grey", lw=0.8, ls=":")
+        log_x(ax, list(ab) + list(c))
+        ax.set_ylim(0, 1.2)
+        ax.set_xlabel("flow size (packets)")
+        ax.set_ylabel("mean latency Reno / mean latency paced")
+        ax.set_title("Fig. 15: 10 Reno + 10 paced, 57 Mb/s, BDP/4")
+        ax.legend()
+        path = ctx.out / "fig15.png"
+        plots.save(fig, path)
+        plt.close(fig)
+    res = FigureResult("fig15", "mixed Reno and paced flows: latency ratio", [path.name])
+    b, cb = ab[LINE_B], c[LINE_B]
+    res.claims += [
+        Claim(
+            "b_paced_still_worse",
+            "with a large flow size of 5000 packets (20 flows starting together), pacing "
+            "still performs worse",
+            "ratio Reno / paced < 1 (line B)",
+            f"mean FCT Reno {b['reno']:.2f} s, paced {b['paced']:.2f} s: ratio "
+            f"{b['ratio']:.3f}; paced − Reno per seed {b['diff']:+.3f} ± {b['diff_se']:.3f} s "
+            f"({b['seeds']} seeds, {b['unfinished']} unfinished)",
+            b["ratio"] < 1 and b["diff"] > 2 * b["diff_se"] and b["unfinished"] == 0,
+            "ratio < 1, the paired per-seed difference paced − Reno > 2 standard errors, "
+            "every flow finished",
+        ),
+        Claim(
+            "c_below_b",
+            "with the closed-loop model of §5.4 (new flows keep starting) pacing "
+            "deteriorates further",
+            "line C below line B",
+            f"at {LINE_B:g} packets: C {cb['ratio']:.3f} (Reno {cb['reno']:.1f} s, paced "
+            f"{cb['paced']:.1f} s, {cb['flows'].get('reno', 0)} + "
+            f"{cb['flows'].get('paced', 0)} flows), B {b['ratio']:.3f}",
+            cb["ratio"] < b["ratio"],
+            f"ratio C < ratio B at {LINE_B:g} packets",
+        ),
+    ]
+    rows = []
+    for line, d in (("20 flows together (A: 300, B: 5000)", ab), ("C: closed-loop nodes", c)):
+        for x in sorted(d):
+            v = d[x]
+            rows.append(
+                {
+                    "scenario": line,
+                    "flow size (pkts)": f"{x:g}",
+                    "mean FCT Reno (s)": v["reno"],
+                    "mean FCT paced (s)": v["paced"],
+                    "Reno / paced": v["ratio"],
+                    "seeds": str(v["seeds"]),
+                    "flows Reno + paced": f"{v['flows'].get('reno', 0)} + "
+                    f"{v['flows'].get('paced', 0)}",
+                }
+            )
+    res.table = markdown_table(pd.DataFrame(rows))
+    res.values = {
+        "simultaneous": {f"{k:g}": v for k, v in ab.items()},
+        "closed_loop": {f"{k:g}": v for k, v in c.items()},
+        "ratio_a": ab[300.0]["ratio"],
+        "ratio_b": b["ratio"],
+        "ratio_c": cb["ratio"],
+    }
     return res
 
 
@@ -808,6 +1160,7 @@ def fig16(ctx: Context) -> FigureResult:
 FIGURES = {
     "fig3": fig3,
     "fig4": fig4,
+    "fig5": fig5,
     "fig6": fig6,
     "fig7": fig7,
     "fig8": fig8,
@@ -817,5 +1170,6 @@ FIGURES = {
     "fig12": fig12,
     "fig13": fig13,
     "fig14": fig14,
+    "fig15": fig15,
     "fig16": fig16,
 }
