@@ -206,9 +206,9 @@ def fig7(ctx: Context) -> FigureResult:
 
 
 def fig8(ctx: Context) -> FigureResult:
-    # Not shortened in quick mode: the first overflow of a BDP buffer ends in a timeout
-    # and a linear climb of ~50 s (see docs/reproductions/003.md); 300 s would be
-    # dominated by it. Two runs of 600 s cost a few seconds.
+    # Not shortened in quick mode: two runs of 600 s cost a few seconds, and the
+    # measurement then spans several of the buffer's overflows, some of which end in a
+    # timeout (4 in 600 s, each a dip of a few seconds; docs/reproductions/003.md).
     res, d = _fig78(
         ctx, "fig8", "Fig. 8: 50 % Poisson + 1 TCP flow, buffer 625 packets (BDP)", None
     )
@@ -266,8 +266,8 @@ def fig9(ctx: Context) -> FigureResult:
 
 
 def fig10(ctx: Context) -> FigureResult:
-    # Full-length runs at the figure's load only (the 625-packet point needs them, as
-    # Fig. 8).
+    # Full-length runs at the figure's load only (as Fig. 8: the large-buffer points
+    # average over the few overflows that end in a timeout).
     q = {"grid": QUICK_BUFS | {"poisson[0].load": [0.5]}, "seeds": 1}
     sw, runs = ctx.sweep("fig10", quick=q)
     d = _details(sw, runs)
