@@ -74,12 +74,15 @@ def _single(ctx: Context):
         run = sw.load(row["run_id"])
         t, cum = _cumulative(run)
         cw = _flow_series(run, "cwnd_pkts")[0]
+        ss = _flow_series(run, "ssthresh_pkts")[0]
         f = run.flows.iloc[0]
         out[row["pacing"]] = {
             "t": t,
             "cum_tput": cum[:, 0] * 8 / np.maximum(t, 1e-9),
             "cwnd_t": cw.index.to_numpy(dtype=float),
             "cwnd": cw.to_numpy(dtype=float),
+            # the ssthresh of the last window reduction: the bottom of the sawtooth
+            "ssthresh_final": float(ss.iloc[-1]),
             "cwnd_first_drop": float(f["cwnd_at_first_drop"]),
             "flight_first_drop": float(f["flight_at_first_drop"]),
             "timeouts": int(f["timeouts"]),
@@ -108,7 +111,11 @@ def fig3(ctx: Context) -> FigureResult:
     r, p = d["none"], d["leaky"]
     early = [1.5, 2.0, 3.0, 5.0, 10.0]
     ahead = {w: (_at(p["t"], p["cum_tput"], w), _at(r["t"], r["cum_tput"], w)) for w in early}
-    end = (float(p["cum_tput"][-1]), float(r["cum_tput"][-1]))
+    # steady state: from the time both flows have reached the link rate (Figure 4's
+    # ramp) to the end of the run; the sawtooth's bottom is half of BDP + B
+    since = max(_ramp(r), _ramp(p))
+    steady = {k: _goodput_between(v, since, float(v["t"][-1])) for k, v in d.items()}
+    bottom = (BDP + BUFFER) / 2
     res.claims += [
         Claim(
             "paced_ahead_early",
@@ -139,14 +146,18 @@ def fig3(ctx: Context) -> FigureResult:
         ),
         Claim(
             "steady_state_similar",
-            "in steady state both show the same sawtooth and similar throughput "
-            "(Reno ramping up slowly in congestion avoidance, pacing not)",
+            "in steady state both show the same sawtooth and similar throughput",
             "similar in steady state",
-            f"cumulative at {r['t'][-1]:.0f} s: paced {end[0] / 1e6:.1f}, Reno "
-            f"{end[1] / 1e6:.1f} Mb/s; timeouts paced {p['timeouts']}, Reno {r['timeouts']}",
-            None,
-            "not checked: in ccsim the paced flow's slow-start overshoot loses about a "
-            "window and ends in timeouts (see docs/reproductions/001.md)",
+            f"goodput from {_fmt_t(since)} (both at the link rate) to {r['t'][-1]:.0f} s: "
+            f"paced {steady['leaky'] / 1e6:.1f}, Reno {steady['none'] / 1e6:.1f} Mb/s; "
+            f"last ssthresh paced {p['ssthresh_final']:.0f}, Reno {r['ssthresh_final']:.0f} "
+            f"pkts ((BDP + B) / 2 = {bottom:.0f})",
+            np.isfinite(since)
+            and abs(steady["leaky"] / steady["none"] - 1) < 0.05
+            and all(abs(v["ssthresh_final"] / bottom - 1) < 0.1 for v in (r, p)),
+            "goodput after both reach 90 % of the link within 5 % of each other, and both "
+            "flows' last ssthresh within 10 % of (BDP + B) / 2 (the sawtooth halves a "
+            "full pipe and buffer)",
         ),
     ]
     res.values = {
@@ -155,6 +166,8 @@ def fig3(ctx: Context) -> FigureResult:
         "reno": {k: v for k, v in r.items() if np.isscalar(v)},
         "paced": {k: v for k, v in p.items() if np.isscalar(v)},
         "cum_tput_early": {str(w): {"paced": a, "reno": b} for w, (a, b) in ahead.items()},
+        "steady_since_s": since,
+        "steady_goodput_bps": {"paced": steady["leaky"], "reno": steady["none"]},
     }
     return res
 
@@ -215,6 +228,14 @@ def _ramp(v: dict, frac: float = 0.9, after: float = 2.0) -> float:
     return float("inf")
 
 
+def _goodput_between(v: dict, a: float, b: float) -> float:
+    """Payload b/s delivered over (a, b] (NaN if a is not finite)."""
+    if not np.isfinite(a):
+        return float("nan")
+    t, cum = v["t"], v["cum_tput"] * v["t"] / 8  # bytes delivered
+    return float((_at(t, cum, b) - _at(t, cum, a)) * 8 / (b - a))
+
+
 def _fmt_t(x: float) -> str:
     return "never (in the run)" if not np.isfinite(x) else f"{x:.1f} s"
 
@@ -254,11 +275,6 @@ def t_cycle(rate_bps: float) -> float:
     return RTT**2 * rate_bps / (8 * WIRE)
 
 
-def _first_after(t: np.ndarray, mask: np.ndarray) -> float:
-    i = np.flatnonzero(mask)
-    return float(t[i[0]]) if len(i) else float("nan")
-
-
 def _fig5_runs(ctx: Context) -> pd.DataFrame:
     """One row per (bandwidth, buffer, pacing): the flow's throughput over T_cycle and
     what its losses did to it."""
@@ -280,10 +296,9 @@ def _fig5_runs(ctx: Context) -> pd.DataFrame:
             run = sw.load(row["run_id"])
             f = run.flows.iloc[0]
             tput = float(f["bytes_delivered"]) * 8 / dur
-            # when ssthresh first fell to a few packets (≤ 4; RFC 5681's floor is 2), if
-            # ever: from there the flow climbs one packet per RTT for the rest of the cycle
+            # the lowest ssthresh the flow's reductions set: where its congestion
+            # avoidance started from, at worst
             ss = _flow_series(run, "ssthresh_pkts")[0]
-            floor_t = _first_after(ss.index.to_numpy(dtype=float), ss.to_numpy() <= 4.0)
             rows.append(
                 {
                     "mbps": float(mbps),
@@ -295,14 +310,11 @@ def _fig5_runs(ctx: Context) -> pd.DataFrame:
                     "frac": tput / (rate * MSS / WIRE),
                     "losses": int(f["losses"]),
                     "timeouts": int(f["timeouts"]),
-                    "floor_s": floor_t,
+                    "fast_retransmits": int(f["fast_retransmits"]),
+                    "ssthresh_min": float(ss.min()),
                 }
             )
     return pd.DataFrame(rows)
-
-
-def _fmt_floor(t: float) -> str:
-    return "never" if not np.isfinite(t) else f"{t:.1f} s"
 
 
 def fig5(ctx: Context) -> FigureResult:
@@ -311,24 +323,38 @@ def fig5(ctx: Context) -> FigureResult:
     w = w.reset_index()
     w["diff"] = w["leaky"] - w["none"]
     w["diff_mbps"] = w["diff"] * w["mbps"] * MSS / WIRE  # the link's payload rate × diff
-    fl = d.set_index(["mbps", "buffer", "pacing"])["floor_s"]
-    w["floor"] = [
-        " / ".join(_fmt_floor(fl[r.mbps, r.buffer, p]) for p in ("none", "leaky"))
+    by = d.set_index(["mbps", "buffer", "pacing"])
+    w["timeouts"] = [
+        " / ".join(f"{by.loc[(r.mbps, r.buffer, p), 'timeouts']:d}" for p in ("none", "leaky"))
+        for r in w.itertuples()
+    ]
+    w["ssthresh_min"] = [
+        " / ".join(
+            f"{by.loc[(r.mbps, r.buffer, p), 'ssthresh_min']:.0f}" for p in ("none", "leaky")
+        )
         for r in w.itertuples()
     ]
     bufs = sorted(w["buffer"].unique())
     plt = _plt()
     with plt.rc_context(plots.STYLE):
-        fig, ax = plt.subplots()
-        for b in bufs:
-            g = w[w["buffer"] == b].sort_values("bdp")
-            ax.plot(g["bdp"].round(), 100 * g["diff"], marker="o", label=f"buffer {b:g} × BDP")
-        ax.axhline(0.0, color="grey", lw=0.8, ls=":")
-        log_x(ax, w["bdp"].round())
-        ax.set_xlabel("delay-bandwidth product (packets; RTT 100 ms, 5-200 Mb/s)")
-        ax.set_ylabel("throughput paced − Reno (% of the link)")
-        ax.set_title("Fig. 5: one flow over one sawtooth (T_cycle = RTT² · BW / 576 B)")
-        ax.legend()
+        fig, axs = plt.subplots(1, 2, figsize=(9.0, 3.4))
+        for ax, col, ylabel in (
+            (axs[0], "diff_mbps", "throughput paced − Reno (Mb/s)"),
+            (axs[1], "diff", "paced − Reno (fraction of the link)"),
+        ):
+            for b in bufs:
+                g = w[w["buffer"] == b].sort_values("bdp")
+                ax.plot(g["bdp"].round(), g[col], marker="o", label=f"buffer {b:g} × BDP")
+            ax.axhline(0.0, color="grey", lw=0.8, ls=":")
+            log_x(ax, w["bdp"].round())
+            ax.set_xlabel("delay-bandwidth product (packets)")
+            ax.set_ylabel(ylabel)
+        axs[0].legend(fontsize=7)
+        fig.suptitle(
+            "Fig. 5: one flow over one sawtooth (T_cycle = RTT² · BW / 576 B), "
+            "RTT 100 ms, 5-200 Mb/s",
+            fontsize=9,
+        )
         path = ctx.out / "fig5.png"
         plots.save(fig, path)
         plt.close(fig)
@@ -337,17 +363,20 @@ def fig5(ctx: Context) -> FigureResult:
     def series(b: float) -> pd.DataFrame:
         return w[w["buffer"] == b].sort_values("bdp")
 
-    def listing(bs: list[float]) -> str:
+    def listing(bs: list[float], col: str = "diff", unit: str = "") -> str:
         return "; ".join(
             f"{b:g} BDP: "
-            + ", ".join(f"{x:+.3f}" for x in series(b)["diff"])
-            + f" (BDP {', '.join(f'{x:.0f}' for x in series(b)['bdp'])})"
+            + ", ".join(f"{x:+.3f}" if not unit else f"{x:+.1f}" for x in series(b)[col])
+            + unit
             for b in bs
         )
 
+    bdps = ", ".join(f"{x:.0f}" for x in series(FIG5_SMALL[0])["bdp"])
+    # "the difference in the bandwidth achieved" (§5.1): in Mb/s. As a fraction of the
+    # link it would not be expected to grow: T_cycle is BDP round trips at any rate
     grows = {
-        b: bool((series(b)["diff"] > 0).all())
-        and float(series(b)["diff"].iloc[-1]) > float(series(b)["diff"].iloc[0])
+        b: bool((series(b)["diff_mbps"] > 0).all())
+        and float(series(b)["diff_mbps"].iloc[-1]) > float(series(b)["diff_mbps"].iloc[0])
         for b in FIG5_SMALL
     }
     gone = {b: bool(series(b)["diff"].between(-0.10, 0.02).all()) for b in FIG5_LARGE}
@@ -356,18 +385,21 @@ def fig5(ctx: Context) -> FigureResult:
             "gap_grows_with_bdp",
             "for limited buffers the difference in throughput (paced − Reno) increases "
             "with the delay-bandwidth product",
-            "paced ahead, more so at larger BDPs",
-            "paced − Reno (fraction of the link) " + listing(FIG5_SMALL),
+            'paced ahead, more so at larger BDPs ("the difference in the bandwidth achieved")',
+            f"paced − Reno at BDP {bdps}: "
+            + listing(FIG5_SMALL, "diff_mbps", " Mb/s")
+            + "; as a fraction of the link "
+            + listing(FIG5_SMALL),
             all(grows.values()),
-            "at 0.1 and 0.25 BDP: difference > 0 at every BDP and larger at the largest "
-            "BDP than at the smallest",
+            "at 0.1 and 0.25 BDP: difference in Mb/s > 0 at every BDP and larger at the "
+            "largest BDP than at the smallest",
         ),
         Claim(
             "gap_gone_half_bdp",
             "the difference disappears when the buffer grows beyond half the BDP; there "
             "pacing performs slightly worse (it lags behind by an RTT)",
             "≈ 0, paced slightly below",
-            "paced − Reno " + listing(FIG5_LARGE),
+            f"paced − Reno (fraction of the link) at BDP {bdps}: " + listing(FIG5_LARGE),
             all(gone.values()),
             "at 0.5 and 1 BDP: −0.10 ≤ difference ≤ +0.02 of the link at every BDP",
         ),
@@ -380,7 +412,8 @@ def fig5(ctx: Context) -> FigureResult:
             "leaky": "Paced Reno",
             "diff": "paced − Reno",
             "diff_mbps": "paced − Reno (Mb/s)",
-            "floor": "ssthresh ≤ 4 pkts from (Reno / paced)",
+            "timeouts": "timeouts (Reno / paced)",
+            "ssthresh_min": "lowest ssthresh (Reno / paced)",
         }
     )
     tab.insert(0, "Mb/s", tab.pop("mbps").map(lambda x: f"{x:g}"))
@@ -398,13 +431,15 @@ def fig5(ctx: Context) -> FigureResult:
                     "Paced Reno",
                     "paced − Reno",
                     "paced − Reno (Mb/s)",
-                    "ssthresh ≤ 4 pkts from (Reno / paced)",
+                    "timeouts (Reno / paced)",
+                    "lowest ssthresh (Reno / paced)",
                 ]
             ]
         )
     )
     res.values = {
         "diff": {f"{r.mbps:g},{r.buffer:g}": float(r.diff) for r in w.itertuples()},
+        "diff_mbps": {f"{r.mbps:g},{r.buffer:g}": float(r.diff_mbps) for r in w.itertuples()},
         "runs": d.to_dict("records"),
         "grows": {str(k): v for k, v in grows.items()},
         "gone": {str(k): v for k, v in gone.items()},
@@ -762,12 +797,14 @@ def fig11(ctx: Context) -> FigureResult:
 # ------------------------------------------------------------------ Figures 12-13
 
 QUICK_CL = {"grid": {"workloads[0].size": ["10pkt", "100pkt", "3000pkt"]}, "seeds": 1}
+# Figure 12 adds the 1000-packet flows of phase 2 (the first size that loses)
+QUICK_CL12 = {"grid": {"workloads[0].size": ["10pkt", "100pkt", "1000pkt", "3000pkt"]}, "seeds": 1}
 
 
-def _closed_loop(ctx: Context, name: str) -> pd.DataFrame:
+def _closed_loop(ctx: Context, name: str, quick: dict = QUICK_CL) -> pd.DataFrame:
     """Mean and median normalized latency per (pacing, size) over the flows that
-    started after the warmup and finished."""
-    sw, runs = ctx.sweep(name, quick=QUICK_CL)
+    started after the warmup and finished, with their mean losses per flow."""
+    sw, runs = ctx.sweep(name, quick=quick)
     rows = []
     for _, row in runs.iterrows():
         run = sw.load(row["run_id"])
@@ -782,6 +819,7 @@ def _closed_loop(ctx: Context, name: str) -> pd.DataFrame:
                 "median": float(done["normalized_latency"].median()),
                 "flows": len(done),
                 "timeouts": float(done["timeouts"].sum()),
+                "losses": float(done["losses"].mean()),
             }
         )
     d = pd.DataFrame(rows)
@@ -817,12 +855,19 @@ def _latency_table(d: pd.DataFrame) -> str:
 
 
 def fig12(ctx: Context) -> FigureResult:
-    d = _closed_loop(ctx, "fig12")
+    d = _closed_loop(ctx, "fig12", QUICK_CL12)
     f = _latency_plot(ctx, "fig12", d, "Fig. 12: 20 closed-loop nodes, think 1 s, BDP/4")
     res = FigureResult("fig12", "closed-loop flows, BDP/4: normalized latency vs size", [f])
     res.table = _latency_table(d)
     sizes = sorted(d["size"].unique())
     small, large = sizes[0], sizes[-1]
+    # phase 2: the smallest size at which Reno's flows lose packets
+    lossy = d[(d["pacing"] == "none") & (d["losses"] > 0)]["size"]
+    mid = float(lossy.min()) if len(lossy) else float("nan")
+
+    def loss(p: str, size: float) -> float:
+        return float(d[(d["pacing"] == p) & (d["size"] == size)]["losses"].iloc[0])
+
     res.claims += [
         Claim(
             "phase1_paced_lags",
@@ -833,6 +878,22 @@ def fig12(ctx: Context) -> FigureResult:
             f"{fmt(_lat(d, 'leaky', small))}",
             _lat(d, "none", small) < _lat(d, "leaky", small) < 1.3 * _lat(d, "none", small),
             "Reno < paced < 1.3 × Reno at the smallest size",
+        ),
+        Claim(
+            "phase2_paced_ahead",
+            "phase 2: Reno experiences more losses in slow start; pacing has some "
+            "performance advantage",
+            "paced slightly better",
+            f"{mid:g} pkts (the smallest size that loses): Reno {fmt(_lat(d, 'none', mid))}, "
+            f"paced {fmt(_lat(d, 'leaky', mid))}; losses per flow Reno "
+            f"{loss('none', mid):.1f}, paced {loss('leaky', mid):.1f}"
+            if np.isfinite(mid)
+            else "no size loses",
+            bool(np.isfinite(mid))
+            and _lat(d, "leaky", mid) < _lat(d, "none", mid)
+            and loss("none", mid) > loss("leaky", mid),
+            "at the smallest size where Reno's flows lose: paced latency < Reno's and Reno "
+            "loses more packets per flow",
         ),
         Claim(
             "phase3_paced_worse",
@@ -928,6 +989,7 @@ FIG15_SIZES = [1000, 3000, 5000]  # simultaneous start (line B: 5000; line A: Fi
 FIG15_SIZES_QUICK = [5000]
 FIG15C_SIZES = [300, 1000, 3000, 5000]  # closed-loop nodes (line C)
 FIG15C_SIZES_QUICK = [5000]
+QUICK_15 = {"seeds": 10}  # line B: paced − Reno ≈ 4.9 s, one run's spread ≈ 0.4 s
 QUICK_15C = {"seeds": 1, "set": {"duration": "120s"}}
 LINE_B = 5000.0
 
@@ -962,7 +1024,7 @@ def _fig15_simultaneous(ctx: Context) -> dict[float, dict]:
     for size in FIG15_SIZES_QUICK if ctx.quick else FIG15_SIZES:
         v = f"{size}pkt"
         sw, runs = _point_sweep(
-            ctx, "fig15", f"{size}pkt", {"flows[0].size": v, "flows[1].size": v}
+            ctx, "fig15", f"{size}pkt", {"flows[0].size": v, "flows[1].size": v}, QUICK_15
         )
         out[float(size)] = _group_stats(_mixed_flows(sw, runs))
     return out
