@@ -123,6 +123,20 @@ fn sack_recovers_a_burst_of_losses_without_timeout() {
     );
 }
 
+/// The lowest sampled ssthresh of flow 0 (after the first sample: the initial value
+/// is the "infinite" one), in packets.
+fn min_ssthresh(o: &Output) -> f64 {
+    let v = o.series.f64("value").unwrap();
+    let Some(ccsim::metrics::Column::Cat(met, mcats)) = o.series.get("metric") else {
+        panic!("no metric column")
+    };
+    let m = mcats.iter().position(|c| c == "ssthresh_pkts").unwrap() as u8;
+    (0..v.len())
+        .filter(|&i| met[i] == m)
+        .map(|i| v[i])
+        .fold(f64::INFINITY, f64::min)
+}
+
 /// The last sampled ssthresh of flow 0, in packets.
 fn final_ssthresh(o: &Output) -> f64 {
     let t = o.series.f64("time").unwrap();
@@ -185,6 +199,47 @@ drop_segments = [200, 201, 202, 203, 204, 205, 206, 207]
             "{recovery}: ssthresh fell to {ss} after the timeout without a new loss \
              ({fr} fast retransmits)"
         );
+    }
+}
+
+/// A timeout during fast recovery keeps the ssthresh set when the recovery began
+/// (Linux's tcp_enter_loss: reduce "if it has not yet been made inside this
+/// window"). NewReno's recovery of eight losses in a row outlasts the 200 ms RTO;
+/// duplicate ACKs have inflated cwnd by then, and a law that scales cwnd (Illinois,
+/// HSTCP) would set an ssthresh above the window that just lost — with a small
+/// buffer the next slow start overshoots again, recovery fails again, and the flow
+/// cycles through timeouts. No segment is lost after the timeout here, so the
+/// ssthresh at the end of the run is the one from the fast retransmit: the lowest
+/// the run ever had.
+#[test]
+fn a_timeout_during_fast_recovery_keeps_the_reduced_ssthresh() {
+    for cc in ["newreno", "illinois", "highspeed"] {
+        let o = must_run(&format!(
+            r#"
+duration = "6s"
+sample_interval = "0.05s"
+[topology]
+kind = "dumbbell"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "40ms"
+access_rate = "1Gbps"
+access_delay = "5ms"
+buffer = "bdp"
+[[flows]]
+cc = "{cc}"
+recovery = "newreno"
+drop_segments = [200, 201, 202, 203, 204, 205, 206, 207]
+"#
+        ));
+        assert_eq!(col(&o, "fast_retransmits"), 1.0, "{cc}");
+        assert_eq!(
+            col(&o, "timeouts"),
+            1.0,
+            "{cc}: the recovery outlasts the RTO"
+        );
+        let (last, lowest) = (final_ssthresh(&o), min_ssthresh(&o));
+        eprintln!("{cc}: ssthresh after the timeout {last}, lowest {lowest}");
+        assert_eq!(last, lowest, "{cc}: the timeout raised ssthresh");
     }
 }
 

@@ -353,10 +353,13 @@ rtt = "40ms"
     let out = run(parking, &[]).expect("runs");
     assert_eq!(out.get("links.link1.tx_pkts"), 0.0);
     assert!(out.get("links.link2.tx_pkts") > 100.0);
-    assert_eq!(
+    // Everything link 2 sends goes on through link 3, except what is still on link 2's
+    // wire when the run ends: at most 5 ms / 1.2 ms per 1500 B packet, 5 packets.
+    let (l2, l3) = (
         out.get("links.link2.tx_pkts"),
-        out.get("links.link3.tx_pkts")
+        out.get("links.link3.tx_pkts"),
     );
+    assert!((0.0..=5.0).contains(&(l2 - l3)), "link2 {l2} vs link3 {l3}");
     assert!(out.get("links.link3_rev.tx_pkts") > 0.0, "ACKs come back");
     let e = run(parking, &["workloads[0].span=[3, 4]".into()])
         .expect_err("span beyond the chain")

@@ -643,7 +643,17 @@ impl Sender {
         // by way of the retransmission timer"; a repeated timeout of the same
         // segment keeps it (as Linux does).
         if self.rto_una != Some(self.snd_una) {
+            // A timeout during fast recovery keeps the ssthresh set when the recovery
+            // began: the window was already reduced for this loss, and the cwnd that
+            // duplicate ACKs inflated (RFC 5681 §3.2 step 4) measures nothing of the
+            // path. Linux's tcp_enter_loss likewise reduces ssthresh only "if it has
+            // not yet been made inside this window". The algorithm still hears of the
+            // timeout (CUBIC, Illinois and Compound reset their state on it).
+            let reduced = self.in_recovery.then_some(self.st.ssthresh);
             self.congestion(CongestionKind::Timeout, now);
+            if let Some(ssthresh) = reduced {
+                self.st.ssthresh = ssthresh;
+            }
         }
         self.rto_una = Some(self.snd_una);
         // RFC 5681 §3.1: loss window of one segment; go back to the first unacked.
