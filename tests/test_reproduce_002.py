@@ -2,10 +2,12 @@
 reproduced in quick mode: the findings that docs/reproductions/002.md marks reproduced
 must keep holding.
 
-One quick run (30 runs of 300 s at 100 Mb/s, ~15 s on 2 cores) is shared by every
-test: a NewReno "pre" flow at 0 s, the test flow at 50 s, a NewReno "post" flow at
-100 s, RTT 100 ms, buffers BDP (833 packets), 166 and 20 packets. The CoV and
-convergence figures reuse the throughput figure's runs.
+One quick run is shared by every test: the calibration (§7.1, Figures 7-18: 24 runs of
+150 s, each protocol alone at 500 Mb/s, RTT 50 and 100 ms, buffers 8333, 166 and 20
+packets; the three calibration figures share them) and the main experiment (30 runs of
+300 s at 100 Mb/s: a NewReno "pre" flow at 0 s, the test flow at 50 s, a NewReno "post"
+flow at 100 s, RTT 100 ms, buffers BDP (833 packets), 166 and 20 packets; the CoV and
+convergence figures reuse the throughput figure's runs).
 """
 
 from __future__ import annotations
@@ -89,3 +91,74 @@ def test_every_protocol_is_burstier_with_20_packets_than_with_the_bdp(study):
     BDP, every protocol."""
     for cc in ("newreno", "compound", "fast", "illinois"):
         assert _cov(study, cc, "20pkt") > _cov(study, cc, "bdp"), cc
+
+
+# ---------------------------------------------------------------- calibration, Figs. 7-18
+
+CAL = {"bdp": "calibration-bdp", "166pkt": "calibration-stanford", "20pkt": "calibration-tiny"}
+SHORT, LONG = "500/50", "500/100"  # the quick mode's environments (Mb/s / ms)
+
+
+def _cal(study, cc: str, buf: str, env: str, key: str) -> float:
+    rows = [
+        r
+        for r in study.figure(CAL[buf]).values["table"]
+        if r["cc"] == cc and r["buffer"] == buf and r["env"] == env
+    ]
+    assert len(rows) == 1, (cc, buf, env)
+    return rows[0][key]
+
+
+def test_fast_alone_is_stable_with_the_bdp_buffer(study):
+    """§7.1.1: alone with the BDP buffer FAST is "exceedingly stable": once it has
+    ramped up its 1 s throughput varies by less than 10 % (CoV over the run's second
+    half)."""
+    for env in (SHORT, LONG):
+        assert _cal(study, "fast", "bdp", env, "late_cov") < 0.1, env
+
+
+def test_newreno_alone_scales_much_slower_than_compound_and_illinois_as_the_rtt_grows(study):
+    """§7.1.1 (Figs. 7-8): alone with the BDP buffer at 500 Mb/s NewReno takes more than
+    twice as long as Compound and Illinois to reach 90 % of the link, and longer at
+    100 ms than at 50 ms (never within the run counts as infinite)."""
+    for env in (SHORT, LONG):
+        hs = max(_cal(study, cc, "bdp", env, "t90") for cc in ("compound", "illinois"))
+        assert _cal(study, "newreno", "bdp", env, "t90") > 2 * hs, env
+    assert _cal(study, "newreno", "bdp", LONG, "t90") > _cal(study, "newreno", "bdp", SHORT, "t90")
+
+
+def test_newreno_alone_scales_much_slower_with_the_stanford_buffer(study):
+    """§7.1.2 (Figs. 11-12): with 166 packets at 500 Mb/s NewReno scales at a much slower
+    pace than Compound and Illinois, especially at the longer RTT: more than twice their
+    time to 90 % of the link, and longer at 100 ms than at 50 ms."""
+    for env in (SHORT, LONG):
+        hs = max(_cal(study, cc, "166pkt", env, "t90") for cc in ("compound", "illinois"))
+        assert _cal(study, "newreno", "166pkt", env, "t90") > 2 * hs, env
+    assert _cal(study, "newreno", "166pkt", LONG, "t90") > _cal(
+        study, "newreno", "166pkt", SHORT, "t90"
+    )
+
+
+def test_fast_alone_stays_low_with_the_stanford_buffer(study):
+    """§7.1.2 (Figs. 11-12): with 166 packets at 500 Mb/s FAST's throughput stays low:
+    its mean share of the link is below half of Compound's and of Illinois' (α = 200
+    packets does not fit in the buffer)."""
+    for env in (SHORT, LONG):
+        hs = min(_cal(study, cc, "166pkt", env, "share") for cc in ("compound", "illinois"))
+        assert _cal(study, "fast", "166pkt", env, "share") < 0.5 * hs, env
+
+
+def test_compound_alone_suffers_severely_with_20_packets(study):
+    """§7.1.3 (Figs. 15-16): with 20 packets at 500 Mb/s Compound's throughput suffers
+    severely: its mean share is below half of what it gets alone with the BDP buffer."""
+    for env in (SHORT, LONG):
+        assert _cal(study, "compound", "20pkt", env, "share") < 0.5 * _cal(
+            study, "compound", "bdp", env, "share"
+        ), env
+
+
+def test_fast_alone_achieves_little_throughput_with_20_packets(study):
+    """§7.1.3 (Fig. 16): with 20 packets at 500 Mb/s FAST, held back by its buffer
+    occupancy target, is unable to achieve much throughput: below 10 % of the link."""
+    for env in (SHORT, LONG):
+        assert _cal(study, "fast", "20pkt", env, "share") < 0.1, env

@@ -13,12 +13,21 @@ throughput over 5 s windows (§7.3, Figures 31-42) and TCP fairness and converge
 Quick mode keeps one environment, scaled down to 100 Mb/s and 100 ms, with the buffers
 as packet counts (BDP = 833 packets there, 166, 20), 300 s runs (the stages at 0, 50
 and 100 s kept) and two seeds.
+
+The calibration (§7.1, Figures 7-18): each protocol alone on the same network, 600 s
+from 0 s (``calibration.toml``), drawn as the study's throughput-against-time plots, one
+figure per buffer (``calibration-bdp``: Figures 7-10, ``calibration-stanford``: 11-14,
+``calibration-tiny``: 15-18), the three from one sweep. Quick mode keeps the two
+500 Mb/s environments (at 1000 Mb/s the access link paces a lone flow to the bottleneck
+rate, so the buffer never fills and the three buffers give the same runs) and 150 s
+runs.
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
 from ccsim import plots
@@ -212,6 +221,474 @@ def _show(m: dict[str, dict[str, float]]) -> str:
         f"{e}: " + ", ".join(f"{NAMES[c]} {fmt(x)}" for c, x in vals.items())
         for e, vals in m.items()
     )
+
+
+# ------------------------------------------------------------------ Figures 7-18
+
+# Quick mode of the calibration (module docstring): the two 500 Mb/s environments, where
+# the buffers matter (at 1000 Mb/s a lone flow never queues at the bottleneck), 150 s.
+QUICK_CAL = {
+    "grid": {"topology.bottleneck_rate": ["500Mbps"]},
+    "set": {"duration": "150s"},
+}
+
+PAYLOAD = 1460 / 1500  # goodput of a saturated link / its rate (MSS 1460 B, 1500 B packets)
+QUICKLY_S = 60.0  # "quickly able to scale": 90 % of the link within a tenth of the 600 s run
+CAL_FIG = {"bdp": 7, "166pkt": 11, "20pkt": 15}  # the study's first figure of each buffer
+
+
+def _first_at(t, y, level: float) -> float:
+    """First sample time at which *y* reaches *level*; inf if never (within the run)."""
+    i = np.flatnonzero(y >= level)
+    return float(t[i[0]]) if len(i) else math.inf
+
+
+def _calibration(ctx: Context) -> dict[tuple[str, str, str], dict]:
+    """Per (environment, protocol, buffer): the lone flow's 1 s goodput samples and the
+    scalars of the claims (seeds averaged; the first seed's series)."""
+    sw, runs = ctx.sweep("calibration", quick=QUICK_CAL)
+    out: dict[tuple[str, str, str], list[dict]] = {}
+    for _, row in runs.iterrows():
+        run = sw.load(row["run_id"])
+        s = run.series
+        th = s[(s["entity"] == "flow") & (s["metric"] == "throughput_bps")].sort_values("time")
+        t = th["time"].to_numpy(dtype=float)
+        cap = float(run.summary["links"]["bottleneck"]["rate_bps"]) * PAYLOAD
+        y = th["value"].to_numpy(dtype=float) / cap  # share of the link's payload rate
+        f = run.flows.iloc[0]
+        end = float(t[-1])
+        late = y[t > end / 2]  # the second half of the run: after the ramp-up
+        key = (
+            f"{_rate_mbps(row['topology.bottleneck_rate'])}/"
+            f"{_rtt_ms(row['topology.bottleneck_delay'])}",
+            str(row["flows[0].cc"]),
+            _buffer(row["topology.buffer"]),
+        )
+        out.setdefault(key, []).append(
+            {
+                "t": t,
+                "mbps": y * cap / 1e6,
+                "share": float(f["goodput_bps"]) / cap,
+                "late_share": float(late.mean()),
+                "late_cov": float(late.std() / late.mean()) if late.mean() > 0 else math.inf,
+                "t80": _first_at(t, y, 0.8),
+                "t90": _first_at(t, y, 0.9),
+                "cov": float(f["cov_mean"]),
+                "losses": int(f["losses"]),
+                "timeouts": int(f["timeouts"]),
+                "end": end,
+            }
+        )
+    d = {}
+    for key, rs in out.items():
+        v = {k: float(np.mean([r[k] for r in rs])) for k in rs[0] if k not in ("t", "mbps")}
+        v["t"], v["mbps"] = rs[0]["t"], rs[0]["mbps"]
+        d[key] = v
+    return d
+
+
+def _cal_envs(d: dict) -> list[str]:
+    return sorted({e for e, _, _ in d}, key=lambda e: tuple(int(x) for x in e.split("/")))
+
+
+def _cal_plot(ctx: Context, d: dict, buffer: str, name: str) -> str:
+    """2 x 2 panels (one per environment, the study's four figures): each protocol's 1 s
+    goodput against time, running alone."""
+    envs = _cal_envs(d)
+    ccs = [c for c in NAMES if any(k[1] == c for k in d)]
+    cols = 2 if len(envs) > 1 else 1
+    rows = math.ceil(len(envs) / cols)
+    plt = _plt()
+    with plt.rc_context(plots.STYLE):
+        fig, axes = plt.subplots(
+            rows, cols, figsize=(3.6 * cols, 2.4 * rows), squeeze=False, sharex=True
+        )
+        for n, e in enumerate(envs):
+            ax = axes[n // cols][n % cols]
+            rate = int(e.split("/")[0])
+            for i, c in enumerate(ccs):
+                v = d.get((e, c, buffer))
+                if v is not None:
+                    ax.plot(v["t"], v["mbps"], lw=0.8, color=f"C{i}", label=NAMES[c])
+            ax.set_ylim(0, rate * 1.05)
+            num = CAL_FIG[buffer] + n if len(envs) == 4 else None
+            ax.set_title(
+                (f"Fig. {num}: " if num else "") + f"{rate} Mb/s, {e.split('/')[1]} ms",
+                fontsize=8,
+            )
+            if n // cols == rows - 1:
+                ax.set_xlabel("time (s)")
+            if n % cols == 0:
+                ax.set_ylabel("goodput (Mb/s, 1 s)")
+        for n in range(len(envs), rows * cols):
+            axes[n // cols][n % cols].set_visible(False)
+        axes[0][-1].legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        fig.suptitle(f"Calibration, each protocol alone: {BUFS[buffer]} buffer", fontsize=9)
+        path = ctx.out / f"{name}.png"
+        plots.save(fig, path)
+        plt.close(fig)
+    return path.name
+
+
+def _cal_table(d: dict, buffer: str) -> str:
+    rows = [
+        {
+            "env": e,
+            "protocol": NAMES[c],
+            "mean share": v["share"],
+            "2nd half": v["late_share"],
+            "t90 (s)": v["t90"],
+            "1 s CoV, 2nd half": v["late_cov"],
+            "CoV (5 s, §7.3)": v["cov"],
+            "losses": v["losses"],
+            "timeouts": v["timeouts"],
+        }
+        for (e, c, b), v in sorted(d.items(), key=lambda kv: _cal_envs(d).index(kv[0][0]))
+        if b == buffer
+    ]
+    return markdown_table(pd.DataFrame(rows))
+
+
+def _t(x: float) -> str:
+    return "never" if not math.isfinite(x) else f"{x:.0f} s"
+
+
+def _cal_figure(ctx: Context, buffer: str, name: str) -> tuple[FigureResult, dict]:
+    d = _calibration(ctx)
+    first = CAL_FIG[buffer]
+    res = FigureResult(
+        name,
+        f"Figs. {first}-{first + 3}: calibration, each protocol alone, {BUFS[buffer]} buffer",
+        [_cal_plot(ctx, d, buffer, name)],
+    )
+    res.table = _cal_table(d, buffer)
+    res.values = {
+        "table": [
+            {"env": e, "cc": c, "buffer": b}
+            | {k: x for k, x in v.items() if k not in ("t", "mbps")}
+            for (e, c, b), v in d.items()
+            if b == buffer
+        ]
+    }
+    return res, d
+
+
+def _cal_get(d: dict, buffer: str):
+    """``g(key, cc, env)``: one scalar of the runs with *buffer*."""
+
+    def g(key: str, cc: str, env: str, buf: str = buffer) -> float:
+        return float(d[(env, cc, buf)][key])
+
+    return g
+
+
+def _cal_show(d: dict, buffer: str, key: str, ccs, envs, show=fmt) -> str:
+    g = _cal_get(d, buffer)
+    return "; ".join(
+        f"{e}: " + ", ".join(f"{NAMES[c]} {show(g(key, c, e))}" for c in ccs) for e in envs
+    )
+
+
+def _by_rate(envs: list[str]) -> tuple[list[str], list[str]]:
+    """(the lower rate's environments, the higher rate's): 500 and 1000 Mb/s in full mode."""
+    rates = sorted({int(e.split("/")[0]) for e in envs})
+    lo = [e for e in envs if int(e.split("/")[0]) == rates[0]]
+    hi = [e for e in envs if int(e.split("/")[0]) == rates[-1]] if len(rates) > 1 else []
+    return lo, hi
+
+
+def _rtt_pair(envs: list[str]) -> tuple[str, str] | None:
+    """(short-RTT, long-RTT) environment at the lower rate, if both were run."""
+    lo, _ = _by_rate(envs)
+    return (lo[0], lo[-1]) if len(lo) > 1 else None
+
+
+# "steady", "stable", "little variation": the CoV of the 1 s goodput samples over the second
+# half of the run (what the study's time plots show once the flow has ramped up) below
+# this; "bursty": the highest of the four.
+STEADY_COV = 0.1
+
+
+def calibration_bdp(ctx: Context) -> FigureResult:
+    res, d = _cal_figure(ctx, "bdp", "calibration-bdp")
+    g = _cal_get(d, "bdp")
+    envs = _cal_envs(d)
+    lo, hi = _by_rate(envs)
+    pair = _rtt_pair(envs)
+    ci = ("compound", "illinois")
+    res.claims += [
+        Claim(
+            "cal_bdp_compound_illinois_scale_quickly",
+            "alone with the BDP buffer, Compound and Illinois quickly scale and thoroughly "
+            "utilize the link (§7.1.1, Figs. 7-10; every environment)",
+            "quickly able to scale and thoroughly utilize the link",
+            _cal_show(d, "bdp", "t90", ci, envs, _t)
+            + " (time to 90 %); second half: "
+            + _cal_show(d, "bdp", "late_share", ci, envs),
+            all(
+                g("t90", c, e) <= QUICKLY_S and g("late_share", c, e) >= 0.9
+                for c in ci
+                for e in envs
+            ),
+            f"90 % of the link within {QUICKLY_S:.0f} s and ≥ 0.9 of it over the second "
+            "half of the run, Compound and Illinois, every environment",
+        ),
+        Claim(
+            "cal_bdp_fast_far_lower",
+            "alone with the BDP buffer, FAST is held back by α and attains far lower "
+            "throughput than Compound and Illinois (§7.1.1, Figs. 7-10; every environment)",
+            "far lower throughput; held back severely",
+            _cal_show(d, "bdp", "share", ("fast", *ci), envs) + " (mean share of the link)",
+            all(g("share", "fast", e) < 0.5 * min(g("share", c, e) for c in ci) for e in envs),
+            "FAST's mean share < 0.5 × min(Compound, Illinois), every environment",
+        ),
+        Claim(
+            "cal_bdp_fast_stable",
+            "alone with the BDP buffer, FAST is exceedingly stable (§7.1.1; every environment)",
+            "exceedingly stable",
+            _cal_show(d, "bdp", "late_cov", ("fast",), envs) + " (1 s CoV, 2nd half)",
+            all(g("late_cov", "fast", e) < STEADY_COV for e in envs),
+            f"FAST's 1 s CoV over the second half < {STEADY_COV}, every environment",
+        ),
+        Claim(
+            "cal_bdp_newreno_slower_long_rtt",
+            "alone with the BDP buffer, as the RTT grows at the lower rate NewReno scales "
+            "much slower than Compound and Illinois (§7.1.1, Figs. 7-8)",
+            "much slower as the RTT increases",
+            _cal_show(d, "bdp", "t90", ("newreno", *ci), lo, _t) + " (time to 90 %)",
+            all(g("t90", "newreno", e) > 2 * max(g("t90", c, e) for c in ci) for e in lo)
+            and (pair is None or g("t90", "newreno", pair[1]) > g("t90", "newreno", pair[0])),
+            "NewReno's time to 90 % of the link > 2 × Compound's and Illinois', and longer "
+            "at the longer RTT (never = ∞)",
+        ),
+        Claim(
+            "cal_bdp_newreno_follows_at_high_rate",
+            "alone with the BDP buffer at the higher rate, NewReno follows Compound and "
+            "Illinois in taking up the bandwidth (§7.1.1, Figs. 9-10)",
+            "NewReno follows suit",
+            _cal_show(d, "bdp", "t90", ("newreno",), hi, _t) + " (time to 90 %)"
+            if hi
+            else "one rate only",
+            all(math.isfinite(g("t90", "newreno", e)) for e in hi) if hi else None,
+            "NewReno reaches 90 % of the link within the run at the higher rate",
+        ),
+    ]
+    return res
+
+
+def calibration_stanford(ctx: Context) -> FigureResult:
+    res, d = _cal_figure(ctx, "166pkt", "calibration-stanford")
+    g = _cal_get(d, "166pkt")
+    envs = _cal_envs(d)
+    lo, hi = _by_rate(envs)
+    pair = _rtt_pair(envs)
+    ci = ("compound", "illinois")
+    four = ("newreno", "compound", "fast", "illinois")
+    res.claims += [
+        Claim(
+            "cal_stanford_compound_bursty",
+            "alone with 166 packets at the lower rate, Compound displays a lot of "
+            "burstiness (§7.1.2, Figs. 11-12)",
+            "a lot of burstiness",
+            _cal_show(d, "166pkt", "late_cov", four, lo) + " (1 s CoV, 2nd half)",
+            all(
+                g("late_cov", "compound", e)
+                > max(g("late_cov", c, e) for c in four if c != "compound")
+                for e in lo
+            ),
+            "Compound's 1 s CoV (2nd half) the highest of the four, every lower-rate environment",
+        ),
+        Claim(
+            "cal_stanford_illinois_steady",
+            "alone with 166 packets at the lower rate, Illinois increases its throughput "
+            "with little variation (§7.1.2, Figs. 11-12)",
+            "steadily increases, little variation",
+            _cal_show(d, "166pkt", "late_cov", ("illinois",), lo) + " (1 s CoV, 2nd half)",
+            all(g("late_cov", "illinois", e) < STEADY_COV for e in lo),
+            f"Illinois' 1 s CoV (2nd half) < {STEADY_COV}, every lower-rate environment",
+        ),
+        Claim(
+            "cal_stanford_newreno_slower",
+            "alone with 166 packets at the lower rate, NewReno scales at a much slower "
+            "pace, especially at the longer RTT (§7.1.2, Figs. 11-12)",
+            "much slower, especially under longer RTTs",
+            _cal_show(d, "166pkt", "t90", ("newreno", *ci), lo, _t) + " (time to 90 %)",
+            all(g("t90", "newreno", e) > 2 * max(g("t90", c, e) for c in ci) for e in lo)
+            and (pair is None or g("t90", "newreno", pair[1]) > g("t90", "newreno", pair[0])),
+            "NewReno's time to 90 % > 2 × Compound's and Illinois', and longer at the longer RTT",
+        ),
+        Claim(
+            "cal_stanford_fast_low",
+            "alone with 166 packets at the lower rate, FAST's throughput stays low "
+            "(§7.1.2, Figs. 11-12)",
+            "low throughput",
+            _cal_show(d, "166pkt", "share", ("fast", *ci), lo) + " (mean share)",
+            all(g("share", "fast", e) < 0.5 * min(g("share", c, e) for c in ci) for e in lo),
+            "FAST's mean share < 0.5 × min(Compound, Illinois), every lower-rate environment",
+        ),
+        Claim(
+            "cal_stanford_fast_steady",
+            "alone with 166 packets at the lower rate, FAST remains steady (§7.1.2, Figs. 11-12)",
+            "remains steady",
+            _cal_show(d, "166pkt", "late_cov", ("fast",), lo) + " (1 s CoV, 2nd half)",
+            all(g("late_cov", "fast", e) < STEADY_COV for e in lo),
+            f"FAST's 1 s CoV (2nd half) < {STEADY_COV}, every lower-rate environment",
+        ),
+        Claim(
+            "cal_stanford_high_rate_quick_but_fast",
+            "alone with 166 packets at the higher rate, NewReno, Compound and Illinois "
+            "quickly take up the bandwidth available (§7.1.2, Figs. 13-14)",
+            "quickly able to scale and take up as much of the bandwidth as is available",
+            _cal_show(d, "166pkt", "t90", ("newreno", *ci), hi, _t) + " (time to 90 %)"
+            if hi
+            else "one rate only",
+            all(g("t90", c, e) <= QUICKLY_S for c in ("newreno", *ci) for e in hi) if hi else None,
+            f"90 % of the link within {QUICKLY_S:.0f} s, NewReno, Compound, Illinois, every "
+            "higher-rate environment",
+        ),
+        Claim(
+            "cal_stanford_fast_behind_high_rate",
+            "alone with 166 packets at the higher rate, FAST does not take up the "
+            'bandwidth as the others do (§7.1.2: "sans Fast", Figs. 13-14)',
+            "sans Fast",
+            _cal_show(d, "166pkt", "share", ("fast", *ci), hi) + " (mean share)"
+            if hi
+            else "one rate only",
+            all(g("share", "fast", e) < 0.5 * min(g("share", c, e) for c in ci) for e in hi)
+            if hi
+            else None,
+            "FAST's mean share < 0.5 × min(Compound, Illinois), every higher-rate environment",
+        ),
+    ]
+    return res
+
+
+def calibration_tiny(ctx: Context) -> FigureResult:
+    res, d = _cal_figure(ctx, "20pkt", "calibration-tiny")
+    g = _cal_get(d, "20pkt")
+    bdp = _cal_get(d, "bdp")
+    stan = _cal_get(d, "166pkt")
+    envs = _cal_envs(d)
+    lo, hi = _by_rate(envs)
+    pair = _rtt_pair(envs)
+    ci = ("compound", "illinois")
+    e15 = lo[0]  # Fig. 15: the lower rate, short RTT
+    e16 = lo[-1]  # Fig. 16: the lower rate, long RTT
+    res.claims += [
+        Claim(
+            "cal_tiny_compound_suffers",
+            "alone with 20 packets at the lower rate, Compound's throughput suffers "
+            "severely (§7.1.3, Figs. 15-16)",
+            "suffers severely; remains low",
+            "; ".join(
+                f"{e}: {fmt(bdp('share', 'compound', e))} → {fmt(g('share', 'compound', e))}"
+                for e in lo
+            )
+            + " (mean share, BDP → 20 packets)",
+            all(g("share", "compound", e) < 0.5 * bdp("share", "compound", e) for e in lo),
+            "Compound's mean share at 20 packets < 0.5 × with the BDP buffer, every "
+            "lower-rate environment",
+        ),
+        Claim(
+            "cal_tiny_illinois_builds_up",
+            "alone with 20 packets at the lower rate and shorter RTT, Illinois builds up "
+            "its throughput, where Compound suffers and NewReno is slower (§7.1.3, Fig. 15)",
+            "Illinois steadily builds up its throughput",
+            _cal_show(d, "20pkt", "share", ("illinois", "compound", "newreno"), [e15])
+            + " (mean share)",
+            g("share", "illinois", e15)
+            > max(g("share", "compound", e15), g("share", "newreno", e15)),
+            "Illinois' mean share > Compound's and NewReno's",
+        ),
+        Claim(
+            "cal_tiny_newreno_slower_than_illinois",
+            "alone with 20 packets at the lower rate and shorter RTT, NewReno scales at a "
+            "much slower pace than Illinois (§7.1.3, Fig. 15)",
+            "much slower pace than Illinois",
+            _cal_show(d, "20pkt", "t90", ("newreno", "illinois"), [e15], _t) + " (time to 90 %)",
+            g("t90", "newreno", e15) > 2 * g("t90", "illinois", e15),
+            "NewReno's time to 90 % > 2 × Illinois' (never = ∞)",
+        ),
+        Claim(
+            "cal_tiny_long_rtt_dulls_growth",
+            "alone with 20 packets at the lower rate, the longer RTT dulls the growth of "
+            "Illinois and NewReno (§7.1.3, Figs. 15-16)",
+            "slower response time dulls the growth rates",
+            _cal_show(d, "20pkt", "share", ("illinois", "newreno"), list(pair)) + " (mean share)"
+            if pair
+            else "one RTT only",
+            all(g("share", c, pair[1]) < g("share", c, pair[0]) for c in ("illinois", "newreno"))
+            if pair
+            else None,
+            "mean share at the longer RTT < at the shorter, Illinois and NewReno",
+        ),
+        Claim(
+            "cal_tiny_compound_burstiest_below_stanford",
+            "alone with 20 packets at the lower rate and longer RTT, Compound is the "
+            "burstiest of the three high-speed protocols, though less than with 166 "
+            "packets (§7.1.3, Fig. 16)",
+            "burstiness less than in Stanford, still the greatest of the three",
+            _cal_show(d, "20pkt", "late_cov", HIGH_SPEED, [e16])
+            + f"; Compound with 166 packets {fmt(stan('late_cov', 'compound', e16))} "
+            "(1 s CoV, 2nd half)",
+            g("late_cov", "compound", e16)
+            > max(g("late_cov", "fast", e16), g("late_cov", "illinois", e16))
+            and g("late_cov", "compound", e16) < stan("late_cov", "compound", e16),
+            "Compound's 1 s CoV (2nd half) > FAST's and Illinois', and < its own with 166 packets",
+        ),
+        Claim(
+            "cal_tiny_fast_little",
+            "alone with 20 packets at the lower rate, FAST is unable to achieve much "
+            "throughput (§7.1.3, Fig. 16)",
+            "unable to achieve much throughput",
+            _cal_show(d, "20pkt", "share", ("fast",), lo) + " (mean share)",
+            all(g("share", "fast", e) < 0.1 for e in lo),
+            "FAST's mean share < 0.1 of the link, every lower-rate environment",
+        ),
+        Claim(
+            "cal_tiny_compound_illinois_quick_high_rate",
+            "alone with 20 packets at the higher rate, Compound and Illinois quickly scale "
+            "and utilize all of the link (§7.1.3, Figs. 17-18)",
+            "quickly able to scale and utilize all of the link",
+            _cal_show(d, "20pkt", "t90", ci, hi, _t)
+            + " (time to 90 %); second half: "
+            + _cal_show(d, "20pkt", "late_share", ci, hi)
+            if hi
+            else "one rate only",
+            all(
+                g("t90", c, e) <= QUICKLY_S and g("late_share", c, e) >= 0.9 for c in ci for e in hi
+            )
+            if hi
+            else None,
+            f"90 % of the link within {QUICKLY_S:.0f} s and ≥ 0.9 over the second half, "
+            "Compound and Illinois, every higher-rate environment",
+        ),
+        Claim(
+            "cal_tiny_fast_higher_but_not_scaling",
+            "alone with 20 packets at the higher rate, FAST's throughput is marginally "
+            "higher but it does not scale like Compound and Illinois (§7.1.3, Figs. 17-18)",
+            "marginally higher, unable to scale effectively",
+            "; ".join(
+                f"{eh}: FAST {fmt(g('share', 'fast', eh))} (at {el}: "
+                f"{fmt(g('share', 'fast', el))}), Compound {fmt(g('share', 'compound', eh))}, "
+                f"Illinois {fmt(g('share', 'illinois', eh))}"
+                for el, eh in zip(lo, hi, strict=False)
+            )
+            + " (mean share)"
+            if hi
+            else "one rate only",
+            all(
+                g("share", "fast", el) < g("share", "fast", eh)
+                and g("share", "fast", eh) < 0.5 * min(g("share", c, eh) for c in ci)
+                for el, eh in zip(lo, hi, strict=False)
+            )
+            if hi
+            else None,
+            "FAST's mean share higher than at the lower rate (same RTT) and < 0.5 × "
+            "min(Compound, Illinois)",
+        ),
+    ]
+    return res
 
 
 def throughput(ctx: Context) -> FigureResult:
@@ -524,4 +1001,11 @@ def convergence(ctx: Context) -> FigureResult:
     return res
 
 
-FIGURES = {"throughput": throughput, "cov": cov, "convergence": convergence}
+FIGURES = {
+    "calibration-bdp": calibration_bdp,
+    "calibration-stanford": calibration_stanford,
+    "calibration-tiny": calibration_tiny,
+    "throughput": throughput,
+    "cov": cov,
+    "convergence": convergence,
+}
