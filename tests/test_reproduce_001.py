@@ -232,3 +232,20 @@ def test_fig15_closed_loop_mix_paced_deteriorates_further(res):
     v = res.figure("fig15").values
     assert v["ratio_c"] < v["ratio_b"], v
     assert v["closed_loop"]["5000"]["flows"]["paced"] > 0, v
+
+
+def test_fig16_red_with_a_high_minimum_threshold_does_not_perform_well(res):
+    """Fig. 16 (§5.6): the closed-loop workload of Fig. 12 through RED; for paced flows
+    a high minimum threshold (min_th 100, max_th 300, max_p 0.1) gives a higher mean
+    normalized latency than a low one (min_th 5, max_th 250, max_p 0.02) at every
+    size that loses (quick mode: 1000 and 10 000 packets, one seed)."""
+    f = res.figure("fig16")
+    v = f.values
+    for size in (1000.0, 10000.0):
+        lat = {
+            r["queue"]: r["latency"]
+            for r in v["table"]
+            if r["pacing"] == "leaky" and r["size"] == size
+        }
+        assert lat[v["high"]] > lat[v["low"]], (size, lat)
+    assert f.claim("high_min_th_bad").holds, f.claim("high_min_th_bad").ccsim
