@@ -151,6 +151,29 @@ fn final_ssthresh(o: &Output) -> f64 {
     v[last.expect("an ssthresh sample")]
 }
 
+/// The network of `forced` (one flow, BDP buffer, no congestion loss) with the
+/// default 200 ms minimum RTO and segments 200-207 dropped: a loss burst whose
+/// recovery ends in a timeout, with ssthresh sampled every 50 ms.
+fn eight_losses_in_a_row(cc: &str, recovery: &str) -> Output {
+    must_run(&format!(
+        r#"
+duration = "6s"
+sample_interval = "0.05s"
+[topology]
+kind = "dumbbell"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "40ms"
+access_rate = "1Gbps"
+access_delay = "5ms"
+buffer = "bdp"
+[[flows]]
+cc = "{cc}"
+recovery = "{recovery}"
+drop_segments = [200, 201, 202, 203, 204, 205, 206, 207]
+"#
+    ))
+}
+
 /// RFC 6582 §4 (and ns-2's `bugFix_`, on by default): after a timeout the sender
 /// goes back to snd_una and resends segments the receiver already holds; each brings
 /// back a duplicate ACK for the highest segment sent before the timeout. Those
@@ -164,23 +187,7 @@ fn final_ssthresh(o: &Output) -> f64 {
 #[test]
 fn duplicates_from_resent_segments_after_a_timeout_start_no_fast_retransmit() {
     for recovery in ["reno", "newreno"] {
-        let o = must_run(&format!(
-            r#"
-duration = "6s"
-sample_interval = "0.05s"
-[topology]
-kind = "dumbbell"
-bottleneck_rate = "10Mbps"
-bottleneck_delay = "40ms"
-access_rate = "1Gbps"
-access_delay = "5ms"
-buffer = "bdp"
-[[flows]]
-cc = "newreno"
-recovery = "{recovery}"
-drop_segments = [200, 201, 202, 203, 204, 205, 206, 207]
-"#
-        ));
+        let o = eight_losses_in_a_row("newreno", recovery);
         let (fr, to, ss) = (
             col(&o, "fast_retransmits"),
             col(&o, "timeouts"),
@@ -214,23 +221,7 @@ drop_segments = [200, 201, 202, 203, 204, 205, 206, 207]
 #[test]
 fn a_timeout_during_fast_recovery_keeps_the_reduced_ssthresh() {
     for cc in ["newreno", "illinois", "highspeed"] {
-        let o = must_run(&format!(
-            r#"
-duration = "6s"
-sample_interval = "0.05s"
-[topology]
-kind = "dumbbell"
-bottleneck_rate = "10Mbps"
-bottleneck_delay = "40ms"
-access_rate = "1Gbps"
-access_delay = "5ms"
-buffer = "bdp"
-[[flows]]
-cc = "{cc}"
-recovery = "newreno"
-drop_segments = [200, 201, 202, 203, 204, 205, 206, 207]
-"#
-        ));
+        let o = eight_losses_in_a_row(cc, "newreno");
         assert_eq!(col(&o, "fast_retransmits"), 1.0, "{cc}");
         assert_eq!(
             col(&o, "timeouts"),
