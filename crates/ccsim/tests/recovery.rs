@@ -32,10 +32,17 @@ fn col(o: &Output, name: &str) -> f64 {
 /// only on the first partial ACK, so a recovery longer than one RTO ends in a
 /// timeout: that is a property of the variant, not of the losses).
 fn forced(recovery: &str, drops: &[u64]) -> Output {
+    scripted_losses("newreno", recovery, "3s", drops, "")
+}
+
+/// The one-flow network of `forced`, with the algorithm, minimum RTO and extra
+/// top-level lines (a sample interval) given.
+fn scripted_losses(cc: &str, recovery: &str, min_rto: &str, drops: &[u64], top: &str) -> Output {
     let list: Vec<String> = drops.iter().map(|d| d.to_string()).collect();
     must_run(&format!(
         r#"
 duration = "6s"
+{top}
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "10Mbps"
@@ -44,9 +51,9 @@ access_rate = "1Gbps"
 access_delay = "5ms"
 buffer = "bdp"
 [tcp]
-min_rto = "3s"
+min_rto = "{min_rto}"
 [[flows]]
-cc = "newreno"
+cc = "{cc}"
 recovery = "{recovery}"
 drop_segments = [{}]
 "#,
@@ -152,26 +159,17 @@ fn final_ssthresh(o: &Output) -> f64 {
 }
 
 /// The network of `forced` (one flow, BDP buffer, no congestion loss) with the
-/// default 200 ms minimum RTO and segments 200-207 dropped: a loss burst whose
+/// 200 ms minimum RTO (the default) and segments 200-207 dropped: a loss burst whose
 /// recovery ends in a timeout, with ssthresh sampled every 50 ms.
 fn eight_losses_in_a_row(cc: &str, recovery: &str) -> Output {
-    must_run(&format!(
-        r#"
-duration = "6s"
-sample_interval = "0.05s"
-[topology]
-kind = "dumbbell"
-bottleneck_rate = "10Mbps"
-bottleneck_delay = "40ms"
-access_rate = "1Gbps"
-access_delay = "5ms"
-buffer = "bdp"
-[[flows]]
-cc = "{cc}"
-recovery = "{recovery}"
-drop_segments = [200, 201, 202, 203, 204, 205, 206, 207]
-"#
-    ))
+    let drops: Vec<u64> = (200..208).collect();
+    scripted_losses(
+        cc,
+        recovery,
+        "200ms",
+        &drops,
+        r#"sample_interval = "0.05s""#,
+    )
 }
 
 /// RFC 6582 §4 (and ns-2's `bugFix_`, on by default): after a timeout the sender
