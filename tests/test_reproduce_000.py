@@ -2,8 +2,9 @@
 and XCP in small-buffered networks) reproduced in quick mode: the findings that
 docs/reproductions/000.md marks reproduced must keep holding.
 
-One quick run of the study (100 Mb/s instead of 622, 2 to 40 flows, 40 s runs; about
-50 s on 2 cores, packet engine) is shared by every test. The thresholds are the study's
+One quick run of the study (Figs. 1 and 2 at 100 Mb/s instead of 622, 2 to 40 flows,
+40 s runs; Figs. 3 and 4 at the study's 622 Mb/s with 0 and 100 web nodes and 50 s runs;
+about 3 min on 2 cores, packet engine) is shared by every test. The thresholds are the study's
 own statements (XCP's 90 % capacity parameter, "over 80 %", "orders of magnitude"),
 not numbers ccsim printed.
 """
@@ -121,7 +122,7 @@ def test_fig3_paced_xcp_max_queue_hardly_changes_with_web_nodes_and_never_drops(
     factor 2 of its value without them) and nothing is dropped."""
     v = res.figure("fig3").values
     q = v["xcp_max_queue_B"]
-    assert len(q) >= 3 and 0 in q, q
+    assert len(q) >= 2 and 0 in q, q
     for n, b in q.items():
         assert q[0] / 2 <= b <= 2 * q[0], (n, q)
     assert all(d == 0 for d in v["xcp_drops"].values()), v["xcp_drops"]
@@ -148,6 +149,19 @@ def test_fig3_web_traffic_nonpaced_tcps_rise_with_web_nodes_and_stay_below_paced
     ns = sorted(rows)
     for p in ("Reno", "NewReno", "HSTCP"):
         assert rows[ns[-1]][f"N.P. {p}"] > rows[ns[0]][f"N.P. {p}"], p
+
+
+def test_fig3_paced_tcps_utilization_rises_with_web_nodes(res):
+    """Fig. 3(b): web traffic desynchronizes the long flows, so each P. TCP's utilization
+    rises with the number of web nodes (by more than 0.02 from none to the most; quick
+    mode runs this figure at the study's 622 Mb/s, where 100 web nodes are a large
+    enough share of the traffic)."""
+    fig = res.figure("fig3")
+    assert fig.claim("p_rise").holds, fig.claim("p_rise")
+    rows = {int(r["N"]): r for r in fig.values["utilization"]}
+    ns = sorted(rows)
+    for p in ("P. Reno", "P. NewReno", "P. HSTCP"):
+        assert rows[ns[-1]][p] > rows[ns[0]][p] + 0.02, (p, rows)
 
 
 def _fig4(res):
@@ -177,3 +191,13 @@ def test_table1_paced_xcp_has_the_best_fairness_in_the_parking_lot(res):
     jain = {r["variant"]: r["ccsim"] for r in res.figure("table1").values["jain"]}
     assert jain["P. XCP"] > 0.95, jain
     assert all(jain["P. XCP"] > x for v, x in jain.items() if v != "P. XCP"), jain
+
+
+def test_table1_paced_hstcp_far_less_fair_than_the_other_paced_variants(res):
+    """Table 1: P. HSTCP is far less fair (the study: 0.44) than the other paced variants
+    (≥ 0.76): more than 0.1 below each. Quick mode runs the parking lot at the study's
+    622 Mb/s; at 100 Mb/s the short flows' windows stay near HSTCP's Low_Window, where it
+    behaves like Reno, and the unfairness vanishes."""
+    jain = {r["variant"]: r["ccsim"] for r in res.figure("table1").values["jain"]}
+    for v in ("P. XCP", "P. Reno", "P. NewReno"):
+        assert jain["P. HSTCP"] < jain[v] - 0.1, (v, jain)
