@@ -185,6 +185,18 @@ def test_fig4_parking_lot_paced_xcp_long_flows_get_their_max_min_share(res):
     assert u3 == pytest.approx(XCP_CP_CAPACITY / 2, abs=0.05), u3
 
 
+def test_fig4_parking_lot_paced_hstcp_leaves_link_3_nearly_idle(res):
+    """Fig. 4, link 3: P. HSTCP is "very low" there: its increase grows with the window
+    (RFC 3649), so the short-RTT flows take links 1 and 2 from the long flows, the only
+    ones on link 3. Its link-3 utilization is the lowest of the paced variants and below
+    0.15, a third of XCP's max-min 0.45."""
+    u = _fig4(res)
+    hstcp = u["P. HSTCP"]["link 3"]
+    assert hstcp < 0.15, hstcp
+    for v in ("P. XCP", "P. Reno", "P. NewReno"):
+        assert hstcp < u[v]["link 3"], v
+
+
 def test_table1_paced_xcp_has_the_best_fairness_in_the_parking_lot(res):
     """Table 1: Jain's index of the 30 forward goodputs: P. XCP ≈ 1 (the study: 1),
     above every other variant."""

@@ -114,6 +114,15 @@ def test_fig7_reno_less_fair_than_paced_early(res):
         assert v["paced"] > v["reno"] + 0.05, (when, v)
 
 
+def test_fig7_fairness_similar_over_long_periods(res):
+    """Fig. 7: over longer periods Reno's and Paced Reno's fairness is similar: Jain's
+    index of the cumulative throughputs at the end of the run within 0.05 of each
+    other, both above 0.9."""
+    v = res.figure("fig7").values["jain_end"]
+    assert abs(v["reno"] - v["paced"]) < 0.05, v
+    assert min(v.values()) > 0.9, v
+
+
 def test_fig8_paced_flows_lose_in_synchronized_burst_in_slow_start(res):
     """Fig. 8 / §5.2.1: paced flows all reduce their windows together in slow start
     (first reductions within a fraction of an RTT of each other); Reno's are spread

@@ -585,7 +585,10 @@ def fig7(ctx: Context) -> FigureResult:
             "|difference| < 0.05 at the end of the run",
         ),
     ]
-    res.values = {"jain_early": {str(w): {"reno": a, "paced": b} for w, (a, b) in vals.items()}}
+    res.values = {
+        "jain_early": {str(w): {"reno": a, "paced": b} for w, (a, b) in vals.items()},
+        "jain_end": {"reno": end_r, "paced": end_p},
+    }
     return res
 
 
