@@ -13,7 +13,20 @@ import pytest
 import ccsim
 from ccsim import reproduce
 
-FIGS = ["fig2", "fig3", "fig4", "fig8", "fig9a", "fig9c", "fig10a", "fig10c", "fig11", "fig12"]
+FIGS = [
+    "fig2",
+    "fig3",
+    "fig4",
+    "fig8",
+    "fig9a",
+    "fig9b",
+    "fig9c",
+    "fig9d",
+    "fig10a",
+    "fig10c",
+    "fig11",
+    "fig12",
+]
 
 
 @pytest.fixture(scope="module")
@@ -79,6 +92,25 @@ def test_fig9a_hstcp_above_90_percent_with_a_tenth_of_the_bdp(res):
     for x in (0.3, 1.0):
         u = [_util(f, b, x) for b in (0.02, 0.05, 0.1, 0.3)]
         assert all(b >= a - 0.005 for a, b in zip(u, u[1:], strict=False)), (x, u)
+
+
+def test_fig9b_cubic_below_hstcp_at_small_buffers(res):
+    """Fig. 9(b), in shape: CUBIC is "drastically affected by smaller buffer size" and
+    "HSTCP performs better than CUBIC": at 0.02-0.1 BDP CUBIC's utilization is below
+    HSTCP's for each X. (Below 90 % for every X, the value, is not reproduced.)"""
+    cubic, hstcp = res.figure("fig9b"), res.figure("fig9a")
+    for frac in (0.02, 0.05, 0.1):
+        for x in (0.3, 1.0):
+            assert _util(cubic, frac, x) < _util(hstcp, frac, x), (frac, x)
+
+
+def test_fig9d_desynchronized_htcp_does_better_at_small_buffers(res):
+    """Fig. 9(d), in shape: synchronized H-TCP "performs poorly" at 0.05 BDP and
+    "desynchronized flows are able to show better performance": X = 0.3 above X = 1
+    there by more than a point. (Synchronized H-TCP keeps 0.92, so "poorly", the
+    value, is not reproduced.)"""
+    f = res.figure("fig9d")
+    assert _util(f, 0.05, 0.3) > _util(f, 0.05, 1.0) + 0.01, f.table
 
 
 def _m_table(fig):
