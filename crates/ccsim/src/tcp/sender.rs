@@ -608,9 +608,10 @@ impl Sender {
         self.congestion(CongestionKind::FastRetransmit, now);
         self.in_recovery = true;
         self.recovery_start = now;
-        self.recover = self.high_tx; // RecoveryPoint = HighData
-                                     // RFC 6675 §5 step (4.2): cwnd = ssthresh; (4.3) retransmit the first
-                                     // un-SACKed segment; then (4.4) send by pipe (the caller's try_send).
+        // RecoveryPoint = HighData. RFC 6675 §5 step (4.2): cwnd = ssthresh; (4.3)
+        // retransmit the first un-SACKed segment; then (4.4) send by pipe (the caller's
+        // try_send).
+        self.recover = self.high_tx;
         self.st.cwnd = self.st.ssthresh.max(1.0);
         let seq = self.snd_una;
         self.segment(seq, now, out);
