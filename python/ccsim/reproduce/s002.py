@@ -150,7 +150,10 @@ def _pairs(envs: list[str], vary: str) -> list[tuple[str, str]]:
     values = sorted({x[i] for x in split}, key=int)
     pairs = []
     for other in sorted({x[1 - i] for x in split}, key=int):
-        lo, hi = ((v, other) if i == 0 else (other, v) for v in (values[0], values[-1]))
+        if i == 0:
+            lo, hi = (values[0], other), (values[-1], other)
+        else:
+            lo, hi = (other, values[0]), (other, values[-1])
         if len(values) > 1 and lo in split and hi in split:
             pairs.append(("/".join(lo), "/".join(hi)))
     return pairs
@@ -832,7 +835,9 @@ def throughput(ctx: Context) -> FigureResult:
                 for lo, hi in rate_pairs
             )
             or "one rate only",
-            all(fast_tiny[hi]["fast"] > 0.5 > 0.1 > fast_tiny[lo]["fast"] for lo, hi in rate_pairs)
+            all(
+                fast_tiny[hi]["fast"] > 0.5 and fast_tiny[lo]["fast"] < 0.1 for lo, hi in rate_pairs
+            )
             if rate_pairs
             else None,
             "FAST's goodput with 20 packets > 0.5 × link rate at the higher rate and < 0.1 × "
