@@ -103,6 +103,21 @@ def test_timeseries_and_cdf_labels_and_formats(swept, tmp_path):
         plots.save(fig, tmp_path / "cdf.jpg")
 
 
+def test_cdf_curves_follow_the_grid_whatever_order_the_query_returns(swept, monkeypatch):
+    """The flows-runs join comes back in no set order (DuckDB scans in parallel): with
+    the rows reversed, the curves and the legend still follow the grid (newreno, then
+    cubic)."""
+    import ccsim.store
+
+    query = ccsim.store.query
+    monkeypatch.setattr(
+        ccsim.store, "query", lambda d, sql: query(d, sql).iloc[::-1].reset_index(drop=True)
+    )
+    ax = plots.cdf(swept, "goodput_bps", by="flows[0].cc").axes[0]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["newreno (n=24)", "cubic (n=24)"]
+
+
 def _chromium() -> str | None:
     for name in ("chromium", "chromium-browser", "google-chrome"):
         path = shutil.which(name)

@@ -341,8 +341,9 @@ def cdf(
 def _cdf_groups(data: Any, column: str, by: str | None, source: str):
     if isinstance(data, dict):
         return list(data.items())
+    plan_order = None
     if not isinstance(data, pd.DataFrame):
-        from ccsim.store import query
+        from ccsim.store import catalogue, query
 
         directory = data.directory if hasattr(data, "directory") else data
         if source not in ("flows", "runs"):
@@ -353,14 +354,23 @@ def _cdf_groups(data: Any, column: str, by: str | None, source: str):
         else:
             sql = f"SELECT {cols} FROM runs WHERE status = 'done'"
         data = query(directory, sql)
+        if by:
+            # A join's rows come back in no set order (DuckDB scans in parallel): the
+            # catalogue gives the plan's, which is the grid's.
+            runs = catalogue(directory)
+            if by in runs.columns:
+                plan_order = list(runs[by])
     if column not in data.columns:
         raise ScenarioError(f"cdf: no column {column!r}")
     if by is None:
         return [(None, data[column])]
-    # Curves in the order of the swept values (30KB before 300KB), whatever order
-    # the query returned the rows in.
+    # Curves in the order of the swept values: quantities by magnitude (30KB before
+    # 300KB), anything else in the grid's order for a sweep, else as the rows give it.
+    rank: dict[Any, int] = {}
+    for i, v in enumerate(plan_order if plan_order is not None else data[by]):
+        rank.setdefault(v, i)
     groups = list(data.groupby(by, sort=False))
-    groups.sort(key=lambda kg: _natural_key(kg[0]))
+    groups.sort(key=lambda kg: (_natural_key(kg[0]), rank.get(kg[0], len(rank))))
     return [(k, g[column]) for k, g in groups]
 
 
@@ -370,8 +380,8 @@ _PREFIX = {"k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 
 def _natural_key(value: Any) -> tuple:
     """Sort key for swept values: numbers and quantities with units (``"30KB"``,
-    ``"100ms"``, ``"1Gbps"``) by magnitude; anything else after them, in the order
-    given (the sort is stable)."""
+    ``"100ms"``, ``"1Gbps"``) by magnitude; anything else after them (callers order
+    those by a second key)."""
     if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
         return (0, float(value), "")
     m = _SWEPT_QTY.match(str(value))
