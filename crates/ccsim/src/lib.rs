@@ -3,12 +3,14 @@
 
 pub mod cc;
 pub mod engine;
+pub mod error;
 pub mod fluid;
 pub mod metrics;
 pub mod net;
 pub mod output;
 pub mod packet;
 pub mod pcap;
+pub mod quantity;
 pub mod queue;
 pub mod random;
 pub mod scenario;

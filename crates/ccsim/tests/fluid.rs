@@ -516,23 +516,20 @@ fn packet_only_fields_are_rejected_by_name() {
             "{set}: {e}"
         );
     }
-    // Packet traces and drop tables need packets, in a batch too.
-    let sc = parse(ONE_AIMD, &["output.events=true".into()]).unwrap();
-    let e = fluid::batch(&[sc], 1, 1).unwrap_err().to_string();
+    // Packet traces and drop tables need packets: refused when the scenario is read.
+    let e = parse(ONE_AIMD, &["output.events=true".into()])
+        .unwrap_err()
+        .to_string();
     assert!(
-        e.starts_with("scenarios[0]: ") && e.contains("output.events"),
+        e.contains("output.events") && e.contains("engine = \"fluid\" cannot honour"),
         "{e}"
     );
     let e = ccsim::run(ONE_AIMD, &["flows[0].cc=\"vegas\"".into()])
         .unwrap_err()
         .to_string();
     assert!(e.starts_with("flows[0].cc:") && e.contains("vegas"), "{e}");
-    let e = parse(ONE_AIMD, &["fluid.sync.min_level=1.5".into()]).map(|sc| {
-        ccsim::output::run_scenario(&sc, &mut |_| true)
-            .unwrap_err()
-            .to_string()
-    });
-    assert!(e.unwrap().starts_with("fluid.sync.min_level:"));
+    let e = parse(ONE_AIMD, &["fluid.sync.min_level=1.5".into()]).unwrap_err();
+    assert!(e.0.starts_with("fluid.sync.min_level:"), "{e}");
     let e = parse(ONE_AIMD, &["fluid.bogus=1".into()]).unwrap_err();
     assert!(e.0.contains("bogus"), "{e}");
     let e = ccsim::run(

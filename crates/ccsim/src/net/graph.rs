@@ -7,61 +7,13 @@
 //! Routes are computed once, at build time, into link-id vectors (`World::paths`);
 //! forwarding a packet is an index into its path, never a lookup.
 
+use crate::quantity::BufferSpec;
 use crate::queue::{Limit, QueueSpec};
-use crate::scenario::quantity::{BufferSpec, Dur, RateQ};
-use crate::scenario::{Scenario, ScenarioError, TopologyKind};
+use crate::scenario::topology::node_index;
+use crate::scenario::{Routing, Scenario, ScenarioError};
 use crate::units::{Rate, Time};
-use serde::Deserialize;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-
-/// `topology.links[i]` of a graph.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LinkSpec {
-    pub from: String,
-    pub to: String,
-    pub rate: RateQ,
-    pub delay: Dur,
-    /// Name of the from→to direction (default `"from-to"`); the reverse direction is
-    /// `reverse_name`, default `"<name>_rev"` (or `"to-from"` when no name is given).
-    pub name: Option<String>,
-    pub reverse_name: Option<String>,
-    /// Rate of the to→from direction (default: `rate`).
-    pub reverse_rate: Option<RateQ>,
-    /// Buffer and discipline of each direction's output queue (defaults:
-    /// `topology.buffer`, `topology.queue`; the reverse ones default to the forward).
-    pub buffer: Option<BufferSpec>,
-    pub reverse_buffer: Option<BufferSpec>,
-    pub queue: Option<QueueSpec>,
-    pub reverse_queue: Option<QueueSpec>,
-    /// Bernoulli loss probability on the wire, per direction.
-    #[serde(default)]
-    pub loss: f64,
-    #[serde(default)]
-    pub reverse_loss: f64,
-    /// Two directed links (default) or only from→to.
-    #[serde(default = "yes")]
-    pub duplex: bool,
-    /// Report statistics and series of this link (both directions); default true.
-    #[serde(default = "yes")]
-    pub monitor: bool,
-}
-
-fn yes() -> bool {
-    true
-}
-
-/// The metric of the static routes.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum Routing {
-    /// Fewest hops; among those, least propagation delay.
-    #[default]
-    Hops,
-    /// Least propagation delay; among those, fewest hops.
-    Delay,
-}
 
 /// How a link's buffer limit is obtained.
 #[derive(Clone, Debug)]
@@ -239,12 +191,9 @@ pub fn graph_net(sc: &Scenario) -> Result<Net, ScenarioError> {
     }
     for (i, ls) in t.links.iter().enumerate() {
         let p = format!("topology.links[{i}]");
-        let from = net
-            .node(&ls.from)
-            .ok_or_else(|| ScenarioError::at(&format!("{p}.from"), unknown_node(&ls.from, t)))?;
-        let to = net
-            .node(&ls.to)
-            .ok_or_else(|| ScenarioError::at(&format!("{p}.to"), unknown_node(&ls.to, t)))?;
+        // The scenario checked both names (scenario::topology::check_topology).
+        let from = node_index(t, &ls.from, &format!("{p}.from"))?;
+        let to = node_index(t, &ls.to, &format!("{p}.to"))?;
         let name = ls
             .name
             .clone()
@@ -307,304 +256,52 @@ pub fn graph_net(sc: &Scenario) -> Result<Net, ScenarioError> {
     Ok(net)
 }
 
-fn unknown_node(name: &str, t: &crate::scenario::Topology) -> String {
-    let known: Vec<&str> = t.nodes.iter().take(8).map(|s| s.as_str()).collect();
-    let more = if t.nodes.len() > 8 { ", ..." } else { "" };
-    format!(
-        "no node named \"{name}\" in topology.nodes (nodes: {}{more})",
-        known.join(", ")
-    )
-}
-
-fn positive_rate(r: Option<RateQ>, path: &str) -> Result<(), ScenarioError> {
-    match r {
-        Some(r) if r.0.bps() == 0 => Err(ScenarioError::at(
-            path,
-            "a link needs a positive rate, got 0bps",
-        )),
-        _ => Ok(()),
+/// Routes a graph needs, checked on its layout: unique directed-link names, and a
+/// route both ways between every flow group's and workload's endpoints (TCP needs
+/// one for data and one for ACKs), one way for every Poisson source's.
+pub fn check_routes(sc: &Scenario, net: &Net) -> Result<(), ScenarioError> {
+    let mut names: Vec<&str> = net.links.iter().map(|l| l.name.as_str()).collect();
+    names.sort_unstable();
+    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+        return Err(ScenarioError::at(
+            "topology.links",
+            format!("two directed links are named \"{}\"", w[0]),
+        ));
     }
-}
-
-/// The fields each topology kind needs and allows, checked with their paths.
-pub fn check_topology(sc: &Scenario) -> Result<(), ScenarioError> {
-    let t = &sc.topology;
-    let kind = t.kind.name();
-    let not_here = |field: &str| {
-        ScenarioError::at(
-            &format!("topology.{field}"),
-            format!("not a field of kind = \"{kind}\""),
-        )
-    };
-    match t.kind {
-        TopologyKind::Dumbbell | TopologyKind::ParkingLot => {
-            for (present, field) in [
-                (t.bottleneck_rate.is_none(), "bottleneck_rate"),
-                (t.bottleneck_delay.is_none(), "bottleneck_delay"),
-                (t.buffer.is_none(), "buffer"),
-            ] {
-                if present {
-                    return Err(ScenarioError::at(
-                        &format!("topology.{field}"),
-                        format!("missing (required for kind = \"{kind}\")"),
-                    ));
-                }
-            }
-            positive_rate(t.bottleneck_rate, "topology.bottleneck_rate")?;
-            if !t.nodes.is_empty() {
-                return Err(not_here("nodes"));
-            }
-            if !t.links.is_empty() {
-                return Err(not_here("links"));
-            }
-            if t.routing != Routing::Hops {
-                return Err(not_here("routing"));
-            }
-            let k = match (t.kind, t.middle_links) {
-                (TopologyKind::Dumbbell, Some(_)) => return Err(not_here("middle_links")),
-                (TopologyKind::Dumbbell, None) => 1,
-                (_, None) => {
-                    return Err(ScenarioError::at(
-                        "topology.middle_links",
-                        "missing (required for kind = \"parking_lot\")",
-                    ))
-                }
-                (_, Some(0)) => {
-                    return Err(ScenarioError::at(
-                        "topology.middle_links",
-                        "must be at least 1",
-                    ))
-                }
-                (_, Some(k)) => k,
-            };
-            let d = t.delay().as_secs_f64();
-            for (i, g) in sc.flows.iter().enumerate() {
-                let p = format!("flows[{i}]");
-                for (set, f) in [(g.src.is_some(), "src"), (g.dst.is_some(), "dst")] {
-                    if set {
-                        return Err(ScenarioError::at(
-                            &format!("{p}.{f}"),
-                            format!("endpoints are for kind = \"graph\"; this is \"{kind}\""),
-                        ));
-                    }
-                }
-                let (a, b) = check_span(g.span, t.kind, k, &format!("{p}.span"))?;
-                check_rtt(g.rtt.as_ref().map(|r| &r.dist), (b - a + 1) as f64 * d, &p)?;
-            }
-            for (i, s) in sc.poisson.iter().enumerate() {
-                if s.src.is_some() || s.dst.is_some() {
-                    return Err(ScenarioError::at(
-                        &format!("poisson[{i}].src"),
-                        "endpoints are for kind = \"graph\"; use link or direction",
-                    ));
-                }
-            }
-        }
-        TopologyKind::Graph => {
-            for (present, field) in [
-                (t.bottleneck_rate.is_some(), "bottleneck_rate"),
-                (t.bottleneck_delay.is_some(), "bottleneck_delay"),
-                (t.middle_links.is_some(), "middle_links"),
-                (t.access_rate.is_some(), "access_rate"),
-                (t.access_delay.is_some(), "access_delay"),
-                (t.access_buffer.is_some(), "access_buffer"),
-                (t.loss != 0.0, "loss"),
-                (t.reverse_loss != 0.0, "reverse_loss"),
-            ] {
-                if present {
-                    return Err(not_here(field));
-                }
-            }
-            if t.links.is_empty() {
+    let mut router = Router::new(net, sc.topology.routing);
+    let node = |n: &Option<String>| net.node(n.as_deref().unwrap_or_default());
+    let ends = sc
+        .flows
+        .iter()
+        .enumerate()
+        .map(|(i, g)| (format!("flows[{i}]"), &g.src, &g.dst))
+        .chain(
+            sc.workloads
+                .iter()
+                .enumerate()
+                .map(|(i, w)| (format!("workloads[{i}]"), &w.src, &w.dst)),
+        );
+    for (p, src, dst) in ends {
+        if let (Some(a), Some(b)) = (node(src), node(dst)) {
+            if router.route(a, b).is_none() || router.route(b, a).is_none() {
                 return Err(ScenarioError::at(
-                    "topology.links",
-                    "a graph needs at least one link",
+                    &p,
+                    format!(
+                        "no route between \"{}\" and \"{}\" in both directions (TCP needs one for data and one for ACKs)",
+                        net.nodes[a as usize], net.nodes[b as usize]
+                    ),
                 ));
-            }
-            for (i, n) in t.nodes.iter().enumerate() {
-                if t.nodes[..i].contains(n) {
-                    return Err(ScenarioError::at(
-                        &format!("topology.nodes[{i}]"),
-                        format!("\"{n}\" is listed twice"),
-                    ));
-                }
-            }
-            for (i, l) in t.links.iter().enumerate() {
-                let p = format!("topology.links[{i}]");
-                positive_rate(Some(l.rate), &format!("{p}.rate"))?;
-                positive_rate(l.reverse_rate, &format!("{p}.reverse_rate"))?;
-                if l.from == l.to {
-                    return Err(ScenarioError::at(
-                        &format!("{p}.to"),
-                        format!("a link joins two different nodes, got \"{}\" twice", l.to),
-                    ));
-                }
-                for (name, v) in [("loss", l.loss), ("reverse_loss", l.reverse_loss)] {
-                    if !(0.0..1.0).contains(&v) {
-                        return Err(ScenarioError::at(
-                            &format!("{p}.{name}"),
-                            format!("a loss probability must be in [0, 1), got {v}"),
-                        ));
-                    }
-                }
-            }
-            let net = graph_net(sc)?;
-            let mut names: Vec<&str> = net.links.iter().map(|l| l.name.as_str()).collect();
-            names.sort_unstable();
-            if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
-                return Err(ScenarioError::at(
-                    "topology.links",
-                    format!("two directed links are named \"{}\"", w[0]),
-                ));
-            }
-            let mut router = Router::new(&net, t.routing);
-            for (i, g) in sc.flows.iter().enumerate() {
-                let p = format!("flows[{i}]");
-                check_endpoints(&mut router, &net, t, &g.src, &g.dst, &p)?;
-                for (set, f) in [
-                    (g.rtt.is_some(), "rtt"),
-                    (g.access_delay.is_some(), "access_delay"),
-                    (g.span.is_some(), "span"),
-                ] {
-                    if set {
-                        return Err(ScenarioError::at(
-                            &format!("{p}.{f}"),
-                            "not used in a graph: delays come from the links, routes from src and dst",
-                        ));
-                    }
-                }
-            }
-            for (i, s) in sc.poisson.iter().enumerate() {
-                let p = format!("poisson[{i}]");
-                match (&s.link, &s.src, &s.dst) {
-                    (Some(_), None, None) => {}
-                    (None, Some(_), Some(_)) => {
-                        let si = net.node(s.src.as_deref().unwrap_or_default());
-                        let di = net.node(s.dst.as_deref().unwrap_or_default());
-                        match (si, di) {
-                            (Some(a), Some(b)) if a != b => {
-                                if router.route(a, b).is_none() {
-                                    return Err(ScenarioError::at(&p, "no route from src to dst"));
-                                }
-                            }
-                            _ => {
-                                return Err(ScenarioError::at(
-                                    &format!("{p}.src"),
-                                    "src and dst must be two different nodes of topology.nodes",
-                                ))
-                            }
-                        }
-                    }
-                    _ => {
-                        return Err(ScenarioError::at(
-                            &p,
-                            "in a graph, give either link or both src and dst",
-                        ))
-                    }
-                }
-            }
-            for (i, w) in sc.workloads.iter().enumerate() {
-                check_endpoints(
-                    &mut router,
-                    &net,
-                    t,
-                    &w.src,
-                    &w.dst,
-                    &format!("workloads[{i}]"),
-                )?;
             }
         }
     }
     for (i, s) in sc.poisson.iter().enumerate() {
-        if s.link.is_some() && s.direction != crate::scenario::Direction::Forward {
-            return Err(ScenarioError::at(
-                &format!("poisson[{i}].direction"),
-                "the link already says where the packets go",
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Graph endpoints `src`/`dst` of a flow group or workload at path `p`: named nodes,
-/// different, with routes both ways.
-fn check_endpoints(
-    router: &mut Router<'_>,
-    net: &Net,
-    t: &crate::scenario::Topology,
-    src: &Option<String>,
-    dst: &Option<String>,
-    p: &str,
-) -> Result<(), ScenarioError> {
-    let s = src.as_deref().ok_or_else(|| {
-        ScenarioError::at(
-            &format!("{p}.src"),
-            "missing (a graph's flows name their endpoints)",
-        )
-    })?;
-    let d = dst.as_deref().ok_or_else(|| {
-        ScenarioError::at(
-            &format!("{p}.dst"),
-            "missing (a graph's flows name their endpoints)",
-        )
-    })?;
-    let si = net
-        .node(s)
-        .ok_or_else(|| ScenarioError::at(&format!("{p}.src"), unknown_node(s, t)))?;
-    let di = net
-        .node(d)
-        .ok_or_else(|| ScenarioError::at(&format!("{p}.dst"), unknown_node(d, t)))?;
-    if si == di {
-        return Err(ScenarioError::at(
-            &format!("{p}.dst"),
-            "the same node as src",
-        ));
-    }
-    if router.route(si, di).is_none() || router.route(di, si).is_none() {
-        return Err(ScenarioError::at(
-            p,
-            format!("no route between \"{s}\" and \"{d}\" in both directions (TCP needs one for data and one for ACKs)"),
-        ));
-    }
-    Ok(())
-}
-
-/// A span `[a, b]` of middle links (1-based) or the whole chain.
-pub fn check_span(
-    span: Option<[u32; 2]>,
-    kind: TopologyKind,
-    k: u32,
-    path: &str,
-) -> Result<(u32, u32), ScenarioError> {
-    match span {
-        None => Ok((1, k)),
-        Some(_) if kind != TopologyKind::ParkingLot => Err(ScenarioError::at(
-            path,
-            "a span of middle links is for kind = \"parking_lot\"",
-        )),
-        Some([a, b]) if a >= 1 && a <= b && b <= k => Ok((a, b)),
-        Some([a, b]) => Err(ScenarioError::at(
-            path,
-            format!("expected [first, last] with 1 <= first <= last <= {k}, got [{a}, {b}]"),
-        )),
-    }
-}
-
-/// An RTT must exceed the two-way propagation delay of the middle links it crosses.
-pub fn check_rtt(
-    rtt: Option<&crate::random::Dist>,
-    one_way_core: f64,
-    p: &str,
-) -> Result<(), ScenarioError> {
-    if let Some(crate::random::Dist::Fixed(v) | crate::random::Dist::Uniform(v, _)) = rtt {
-        if *v <= 2.0 * one_way_core {
-            return Err(ScenarioError::at(
-                &format!("{p}.rtt"),
-                format!(
-                    "an RTT of {v}s does not exceed twice the one-way delay of the links crossed ({}s)",
-                    one_way_core
-                ),
-            ));
+        if let (Some(a), Some(b)) = (node(&s.src), node(&s.dst)) {
+            if router.route(a, b).is_none() {
+                return Err(ScenarioError::at(
+                    &format!("poisson[{i}]"),
+                    "no route from src to dst",
+                ));
+            }
         }
     }
     Ok(())

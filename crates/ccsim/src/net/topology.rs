@@ -20,11 +20,11 @@
 
 use crate::cc;
 use crate::engine::{Flow, Source, World};
-use crate::net::graph::{graph_net, BufferPlan, LinkPlan, Net, Router, Routing};
+use crate::net::graph::{check_routes, graph_net, BufferPlan, LinkPlan, Net, Router};
 use crate::net::Link;
+use crate::quantity::BufferSpec;
 use crate::queue::{build_queue, Limit, QueueSpec};
 use crate::random::{stream, Dist};
-use crate::scenario::quantity::BufferSpec;
 use crate::scenario::{
     parse_rwnd, BufferUnit, CcSpec, Direction, Scenario, ScenarioError, TcpOpts, TopologyKind,
 };
@@ -127,9 +127,10 @@ impl TcpTemplate {
             recovery,
             ecn: opts.ecn.unwrap_or(false),
             pacing: match &opts.pacing {
-                Some(pc) => pc
-                    .mode()
-                    .map_err(|e| ScenarioError::at(&format!("{path}.tcp.pacing"), e))?,
+                Some(pc) => pacing_mode(
+                    pc.resolve()
+                        .map_err(|e| ScenarioError::at(&format!("{path}.tcp.pacing"), e))?,
+                ),
                 None => PacingMode::None,
             },
         };
@@ -172,6 +173,24 @@ impl TcpTemplate {
     }
 }
 
+/// The tcp pacer a resolved `tcp.pacing` names.
+fn pacing_mode(p: crate::scenario::Pacing) -> PacingMode {
+    use crate::scenario::Pacing;
+    match p {
+        Pacing::None => PacingMode::None,
+        Pacing::Leaky { depth } => PacingMode::Leaky { depth },
+        Pacing::Rate {
+            ss_factor,
+            ca_factor,
+            depth,
+        } => PacingMode::Rate {
+            ss_factor,
+            ca_factor,
+            depth,
+        },
+    }
+}
+
 /// Bytes of a sampled size; negative values are packet counts (see quantity::ByteSize).
 pub fn size_bytes(v: f64, mss: u32) -> u64 {
     let bytes = if v < 0.0 { -v * mss as f64 } else { v };
@@ -206,7 +225,7 @@ enum PoissonRoute {
 /// A topology laid out as a graph, with every flow by its endpoints.
 struct Layout {
     net: Net,
-    routing: Routing,
+    routing: crate::scenario::Routing,
     flows: Vec<FlowPlan>,
     poisson: Vec<PoissonRoute>,
     /// Directed links reported in the summary, in order; the first is the bottleneck.
@@ -386,10 +405,10 @@ fn chain_layout(sc: &Scenario) -> Result<Layout, ScenarioError> {
         }
     }
     for (w, spec) in sc.workloads.iter().enumerate() {
-        let name = traffic::workload_name(spec, w);
+        let name = crate::scenario::workload::workload_name(spec, w);
         let rate = spec.access_rate.map_or(a_rate, |r| r.0);
         let ratio = b_rate.as_f64() / rate.as_f64();
-        for (j, reverse) in traffic::slot_directions(spec, ratio)
+        for (j, reverse) in crate::scenario::workload::slot_directions(spec, ratio)
             .into_iter()
             .enumerate()
         {
@@ -443,7 +462,7 @@ fn chain_layout(sc: &Scenario) -> Result<Layout, ScenarioError> {
     }
     Ok(Layout {
         net,
-        routing: Routing::Hops,
+        routing: crate::scenario::Routing::Hops,
         flows,
         poisson,
         monitored,
@@ -454,6 +473,7 @@ fn chain_layout(sc: &Scenario) -> Result<Layout, ScenarioError> {
 fn graph_layout(sc: &Scenario) -> Result<Layout, ScenarioError> {
     let t = &sc.topology;
     let net = graph_net(sc)?;
+    check_routes(sc, &net)?;
     let node = |name: &Option<String>| net.node(name.as_deref().unwrap_or_default()).unwrap_or(0);
     let mut flows = Vec::new();
     for (g, grp) in sc.flows.iter().enumerate() {
@@ -480,7 +500,10 @@ fn graph_layout(sc: &Scenario) -> Result<Layout, ScenarioError> {
         }
     }
     for (w, spec) in sc.workloads.iter().enumerate() {
-        for (j, reverse) in traffic::slot_directions(spec, 1.0).into_iter().enumerate() {
+        for (j, reverse) in crate::scenario::workload::slot_directions(spec, 1.0)
+            .into_iter()
+            .enumerate()
+        {
             let (a, b) = (node(&spec.src), node(&spec.dst));
             let (src, dst) = if reverse { (b, a) } else { (a, b) };
             flows.push(FlowPlan {
@@ -674,7 +697,7 @@ fn assemble(sc: &Scenario, lay: Layout) -> Result<(World, BuildInfo), ScenarioEr
                 sc.flows[g].cc.name.clone(),
             ),
             Owner::Workload(w, _) => (
-                traffic::workload_name(&sc.workloads[w], w),
+                crate::scenario::workload::workload_name(&sc.workloads[w], w),
                 sc.workloads[w].cc.name.clone(),
             ),
         };

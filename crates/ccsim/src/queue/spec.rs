@@ -12,7 +12,7 @@ use super::fq::FqConfig;
 use super::fq_codel::FqCodelConfig;
 use super::red::{RedConfig, RedMode, Thresh};
 use super::xcp::XcpConfig;
-use crate::scenario::quantity::{Dur, SizeQ};
+use crate::quantity::{Dur, SizeQ};
 use crate::units::Time;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;

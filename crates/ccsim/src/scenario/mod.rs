@@ -1,20 +1,30 @@
-//! The scenario language: TOML read into typed structs. Unknown fields are errors,
-//! and every error names the field path (`flows[2].start: ...`).
+//! The scenario language: TOML read into typed structs, one file per section. Unknown
+//! fields are errors, and every error names the field path (`flows[2].start: ...`).
+//!
+//! This module is pure data and every check that needs no built network: a scenario
+//! that `parse` accepts can still be refused when `net` lays it out (a graph without
+//! a route, a pcap link that does not exist); `crate::run::validate` does both.
 
-pub mod quantity;
+pub mod flows;
+pub mod fluid;
+pub mod metrics;
+pub mod output;
+pub mod tcp;
+pub mod topology;
+pub mod workload;
 
-use quantity::{BufferSpec, ByteSize, DistSpec, Dur, RateQ, Secs, SizeQ};
+pub use crate::error::ScenarioError;
+pub use crate::queue::QueueSpec;
+pub use flows::{Direction, FlowGroup, PoissonSpec};
+pub use fluid::FluidSpec;
+pub use metrics::MetricsSpec;
+pub use output::{LinkReport, OutputSpec};
+pub use tcp::{parse_rwnd, CcSpec, Pacing, PacingSpec, TcpOpts};
+pub use topology::{BufferUnit, LinkSpec, Routing, Topology, TopologyKind};
+pub use workload::{WorkloadDirection, WorkloadKind, WorkloadSpec};
+
+use crate::quantity::Dur;
 use serde::Deserialize;
-
-#[derive(Debug, thiserror::Error, PartialEq)]
-#[error("{0}")]
-pub struct ScenarioError(pub String);
-
-impl ScenarioError {
-    pub fn at(path: &str, msg: impl std::fmt::Display) -> Self {
-        ScenarioError(format!("{path}: {msg}"))
-    }
-}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -40,15 +50,15 @@ pub struct Scenario {
     pub poisson: Vec<PoissonSpec>,
     /// Dynamic TCP workloads: web-like ON/OFF, closed loop, Poisson flow arrivals.
     #[serde(default)]
-    pub workloads: Vec<crate::traffic::WorkloadSpec>,
+    pub workloads: Vec<WorkloadSpec>,
     /// Options of the fluid engine (`engine = "fluid"`).
-    pub fluid: Option<crate::fluid::FluidSpec>,
+    pub fluid: Option<FluidSpec>,
     /// How metrics are measured (docs/metrics.md).
     #[serde(default)]
-    pub metrics: crate::metrics::MetricsSpec,
+    pub metrics: MetricsSpec,
     /// Optional outputs: events.parquet, pcap traces, every link's statistics.
     #[serde(default)]
-    pub output: crate::output::OutputSpec,
+    pub output: OutputSpec,
 }
 
 fn default_seed() -> u64 {
@@ -64,268 +74,6 @@ pub enum Engine {
     #[default]
     Packet,
     Fluid,
-}
-
-#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum TopologyKind {
-    /// Two routers joined by one bottleneck; every flow has its own access links.
-    Dumbbell,
-    /// `middle_links` routers-to-router links in a chain (study 000 §4.4).
-    ParkingLot,
-    /// Nodes and links as listed; flows by endpoints; shortest-path routes.
-    Graph,
-}
-
-impl TopologyKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            TopologyKind::Dumbbell => "dumbbell",
-            TopologyKind::ParkingLot => "parking_lot",
-            TopologyKind::Graph => "graph",
-        }
-    }
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Topology {
-    pub kind: TopologyKind,
-    /// Rate and one-way delay of the bottleneck (dumbbell) or of every middle link
-    /// (parking lot). Not used by graphs, whose links carry their own.
-    pub bottleneck_rate: Option<RateQ>,
-    pub bottleneck_delay: Option<Dur>,
-    /// Buffer of the bottleneck queues (both directions; every middle link of a parking
-    /// lot); in a graph, the default of links that give none.
-    pub buffer: Option<BufferSpec>,
-    /// How buffer rules (bdp, stanford, tiny) are realized: in packets or bytes.
-    #[serde(default)]
-    pub buffer_unit: BufferUnit,
-    /// Discipline of the bottleneck queues: `"droptail"` (default), `"red"`, `"fq"`,
-    /// `"codel"`, `"fq_codel"` or a table with `kind` and parameters (docs/queues.md).
-    #[serde(default)]
-    pub queue: QueueSpec,
-    /// Access links: rate (default 10× the bottleneck) and one-way delay per link.
-    pub access_rate: Option<RateQ>,
-    pub access_delay: Option<DistSpec<Secs>>,
-    /// Buffer of every access link (default 100 000 packets: never the bottleneck).
-    pub access_buffer: Option<BufferSpec>,
-    /// Bernoulli loss probability on the forward bottleneck link.
-    #[serde(default)]
-    pub loss: f64,
-    /// Bernoulli loss probability on the reverse bottleneck link.
-    #[serde(default)]
-    pub reverse_loss: f64,
-    /// Parking lot: the number k of middle links in the chain (routers r0..rk).
-    pub middle_links: Option<u32>,
-    /// Graph: node names.
-    #[serde(default)]
-    pub nodes: Vec<String>,
-    /// Graph: links between nodes (duplex unless `duplex = false`).
-    #[serde(default)]
-    pub links: Vec<crate::net::graph::LinkSpec>,
-    /// Graph: the metric of the static shortest-path routes (docs/scenarios.md#graph).
-    #[serde(default)]
-    pub routing: crate::net::graph::Routing,
-}
-
-impl Topology {
-    /// The bottleneck (dumbbell) or middle-link (parking lot) rate; validated present.
-    pub fn rate(&self) -> crate::units::Rate {
-        self.bottleneck_rate.map_or(crate::units::Rate(0), |r| r.0)
-    }
-    /// The bottleneck or middle-link one-way delay; validated present.
-    pub fn delay(&self) -> crate::units::Time {
-        self.bottleneck_delay
-            .map_or(crate::units::Time::ZERO, |d| d.0)
-    }
-    /// The bottleneck buffer; validated present for dumbbells and parking lots.
-    pub fn buffer_spec(&self) -> BufferSpec {
-        self.buffer.unwrap_or(BufferSpec::Tiny)
-    }
-}
-
-#[derive(Debug, Deserialize, Default, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum BufferUnit {
-    #[default]
-    Packets,
-    Bytes,
-}
-
-pub use crate::queue::QueueSpec;
-
-#[derive(Debug, Deserialize, Default, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum Direction {
-    #[default]
-    Forward,
-    Reverse,
-}
-
-/// TCP options; `[tcp]` sets defaults, `flows[i].tcp` overrides them per group.
-#[derive(Debug, Deserialize, Default, Clone)]
-#[serde(deny_unknown_fields)]
-pub struct TcpOpts {
-    /// Segment payload (default 1460 B).
-    pub mss: Option<SizeQ>,
-    /// IP + TCP header bytes on every packet (default 40 B).
-    pub header: Option<SizeQ>,
-    /// Initial window in segments (default 1).
-    pub init_cwnd: Option<f64>,
-    /// Initial ssthresh in segments (default 64, as the studies).
-    pub init_ssthresh: Option<f64>,
-    /// Receive window: a size (`"64KB"`), `"65pkt"`, or `"unlimited"` (default).
-    pub rwnd: Option<String>,
-    /// RFC 1122 delayed ACKs (default off) and their timeout (default 200 ms).
-    pub delayed_ack: Option<bool>,
-    pub delack_timeout: Option<Dur>,
-    /// RFC 6298 minimum RTO (default 200 ms), maximum (60 s) and initial (1 s).
-    pub min_rto: Option<Dur>,
-    pub max_rto: Option<Dur>,
-    pub initial_rto: Option<Dur>,
-    /// RFC 7323 timestamps for RTT samples (default on; off: Karn's timed segment).
-    pub timestamps: Option<bool>,
-    /// Duplicate ACKs that trigger fast retransmit (default 3).
-    pub dupthresh: Option<u32>,
-    /// `"none"` (default), `"leaky"`, `"rate"`, or a table (see tcp::pacer).
-    pub pacing: Option<crate::tcp::pacer::PacingSpec>,
-    /// RFC 3168 ECN: data sent ECN-capable, the sender halves once per window on
-    /// ECN-Echo (default off).
-    pub ecn: Option<bool>,
-}
-
-impl TcpOpts {
-    /// Fields set here override those of `base`.
-    pub fn over(&self, base: &TcpOpts) -> TcpOpts {
-        macro_rules! pick {
-            ($($f:ident),*) => { TcpOpts { $($f: self.$f.clone().or_else(|| base.$f.clone())),* } };
-        }
-        pick!(
-            mss,
-            header,
-            init_cwnd,
-            init_ssthresh,
-            rwnd,
-            delayed_ack,
-            delack_timeout,
-            min_rto,
-            max_rto,
-            initial_rto,
-            timestamps,
-            dupthresh,
-            pacing,
-            ecn
-        )
-    }
-}
-
-/// `cc = "newreno"` or `cc = { name = "fast", alpha = 200 }`.
-#[derive(Debug, Clone)]
-pub struct CcSpec {
-    pub name: String,
-    pub params: toml::value::Table,
-}
-
-impl<'de> Deserialize<'de> for CcSpec {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        let v = toml::Value::deserialize(d)?;
-        let spec = match v {
-            toml::Value::String(name) => CcSpec {
-                name,
-                params: Default::default(),
-            },
-            toml::Value::Table(mut t) => {
-                let name = match t.remove("name") {
-                    Some(toml::Value::String(s)) => s,
-                    _ => {
-                        return Err(D::Error::custom(
-                            "expected { name = \"...\", ... } with a string name",
-                        ))
-                    }
-                };
-                CcSpec { name, params: t }
-            }
-            other => {
-                return Err(D::Error::custom(format!(
-                    "expected an algorithm name like \"newreno\", got {other}"
-                )))
-            }
-        };
-        // Validate the name and parameters here so the error carries the field path.
-        crate::cc::build(&spec.name, &spec.params).map_err(D::Error::custom)?;
-        Ok(spec)
-    }
-}
-
-impl Default for CcSpec {
-    fn default() -> Self {
-        CcSpec {
-            name: "newreno".into(),
-            params: Default::default(),
-        }
-    }
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FlowGroup {
-    /// A name for the group (staged flows, convergence references).
-    pub name: Option<String>,
-    #[serde(default = "one")]
-    pub count: u32,
-    #[serde(default)]
-    pub cc: CcSpec,
-    /// Loss recovery: "reno" | "newreno" | "sack" (RFC 6675; the receivers then send
-    /// SACK blocks). Default: "reno" for cc = "reno", otherwise "newreno".
-    pub recovery: Option<String>,
-    #[serde(default)]
-    pub direction: Direction,
-    /// Start time of each flow (default 0 s).
-    pub start: Option<DistSpec<Secs>>,
-    /// Flow size (default unlimited): `"100KB"`, `"30pkt"` or a distribution.
-    pub size: Option<DistSpec<ByteSize>>,
-    /// Two-way propagation RTT of each flow; sets its access delays.
-    pub rtt: Option<DistSpec<Secs>>,
-    /// One-way delay of each of the flow's two access links (overrides the topology's).
-    pub access_delay: Option<DistSpec<Secs>>,
-    #[serde(default)]
-    pub tcp: TcpOpts,
-    /// Segment numbers (from 0) whose first transmission the network drops, in every
-    /// flow of the group: deterministic losses for testing loss recovery.
-    #[serde(default)]
-    pub drop_segments: Vec<u64>,
-    /// Graph: the flows' sender and receiver nodes.
-    pub src: Option<String>,
-    pub dst: Option<String>,
-    /// Parking lot: the middle links `[first, last]` the flows cross (1-based,
-    /// inclusive); default all of them (the long flows).
-    pub span: Option<[u32; 2]>,
-}
-
-fn one() -> u32 {
-    1
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PoissonSpec {
-    pub name: Option<String>,
-    /// Mean offered rate, or `load` as a fraction of the bottleneck rate.
-    pub rate: Option<RateQ>,
-    pub load: Option<f64>,
-    /// Packet size (bytes on the wire): fixed or `{ exponential = "1000B" }`.
-    pub size: Option<DistSpec<ByteSize>>,
-    #[serde(default)]
-    pub direction: Direction,
-    pub start: Option<Dur>,
-    pub stop: Option<Dur>,
-    /// The one named link the packets cross (any topology; overrides `direction`).
-    pub link: Option<String>,
-    /// Graph: the source's endpoints; its packets follow the route between them.
-    pub src: Option<String>,
-    pub dst: Option<String>,
 }
 
 /// Apply `path=value` overrides to a parsed TOML tree. `value` is read as TOML
@@ -462,9 +210,9 @@ impl Scenario {
 
     pub fn validate(&self) -> Result<(), ScenarioError> {
         let t = &self.topology;
-        // Fields per kind, routes, spans and endpoints (net::graph).
-        crate::net::graph::check_topology(self)?;
-        crate::traffic::check_workloads(self)?;
+        // Fields per kind, spans and endpoints.
+        topology::check_topology(self)?;
+        workload::check_workloads(self)?;
         if let Some(r) = t.access_rate {
             if r.0.bps() == 0 {
                 return Err(ScenarioError::at(
@@ -559,7 +307,7 @@ impl Scenario {
                 }
             }
             if let Some(pc) = &opts.pacing {
-                pc.mode()
+                pc.resolve()
                     .map_err(|e| ScenarioError::at(&format!("{p}.tcp.pacing"), e))?;
             }
             if let Some(r) = &opts.rwnd {
@@ -594,7 +342,40 @@ impl Scenario {
             }
         }
         self.metrics.resolve()?;
+        if let Some(name) = &self.metrics.converge_to {
+            // The reference of the convergence time is one static flow.
+            let groups: Vec<&FlowGroup> = self
+                .flows
+                .iter()
+                .enumerate()
+                .filter(|(i, g)| &g.group_name(*i) == name)
+                .map(|(_, g)| g)
+                .collect();
+            let n: u32 = groups.iter().map(|g| g.count).sum();
+            if groups.is_empty() {
+                return Err(ScenarioError::at(
+                    "metrics.converge_to",
+                    format!("no flow group named \"{name}\""),
+                ));
+            }
+            if n != 1 {
+                return Err(ScenarioError::at(
+                    "metrics.converge_to",
+                    format!("group \"{name}\" has {n} flows; the reference must be one flow"),
+                ));
+            }
+        }
         self.output.check()?;
+        match self.engine {
+            Engine::Fluid => fluid::check_fields(self)?,
+            Engine::Packet if self.fluid.is_some() => {
+                return Err(ScenarioError::at(
+                    "fluid",
+                    "only read by engine = \"fluid\"",
+                ))
+            }
+            Engine::Packet => {}
+        }
         if self.flows.is_empty() && self.poisson.is_empty() && self.workloads.is_empty() {
             return Err(ScenarioError(
                 "the scenario has no traffic: add [[flows]], [[poisson]] or [[workloads]]".into(),
@@ -602,22 +383,6 @@ impl Scenario {
         }
         Ok(())
     }
-}
-
-/// Receive window in segments: `"unlimited"`, `"65pkt"` or a size in bytes.
-pub fn parse_rwnd(s: &str, mss: u32) -> Result<u64, String> {
-    let s = s.trim();
-    if s == "unlimited" {
-        return Ok(u64::MAX);
-    }
-    if let Some(n) = s.strip_suffix("pkt") {
-        return n
-            .trim()
-            .parse::<u64>()
-            .map_err(|_| format!("expected \"unlimited\", \"64pkt\" or a size, got \"{s}\""));
-    }
-    let b = crate::units::parse_bytes(s)?;
-    Ok((b / mss as u64).max(1))
 }
 
 #[cfg(test)]

@@ -13,7 +13,6 @@
 
 use crate::cc::CcState;
 use crate::units::Time;
-use serde::Deserialize;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum PacingMode {
@@ -26,64 +25,6 @@ pub enum PacingMode {
         ca_factor: f64,
         depth: f64,
     },
-}
-
-/// `pacing = "leaky"` or `pacing = { kind = "rate", ca_factor = 1.25, depth = 2 }`.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(untagged)]
-pub enum PacingSpec {
-    Name(String),
-    Table(PacingTable),
-}
-
-#[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct PacingTable {
-    pub kind: String,
-    pub depth: Option<f64>,
-    pub ss_factor: Option<f64>,
-    pub ca_factor: Option<f64>,
-}
-
-impl PacingSpec {
-    pub fn mode(&self) -> Result<PacingMode, String> {
-        let (kind, depth, ss, ca) = match self {
-            PacingSpec::Name(n) => (n.as_str(), None, None, None),
-            PacingSpec::Table(t) => (t.kind.as_str(), t.depth, t.ss_factor, t.ca_factor),
-        };
-        let depth = depth.unwrap_or(1.0);
-        if depth.is_nan() || depth < 1.0 {
-            return Err(format!("depth must be at least one packet, got {depth}"));
-        }
-        let mode = match kind {
-            "none" => PacingMode::None,
-            "leaky" => PacingMode::Leaky { depth },
-            "rate" => PacingMode::Rate {
-                ss_factor: ss.unwrap_or(2.0),
-                ca_factor: ca.unwrap_or(1.2),
-                depth,
-            },
-            other => {
-                return Err(format!(
-                    "unknown pacing \"{other}\" (known: none, leaky, rate)"
-                ))
-            }
-        };
-        if let PacingMode::Rate {
-            ss_factor,
-            ca_factor,
-            ..
-        } = mode
-        {
-            if ss_factor.is_nan() || ss_factor <= 0.0 || ca_factor.is_nan() || ca_factor <= 0.0 {
-                return Err("pacing factors must be positive".into());
-            }
-        }
-        if !matches!(mode, PacingMode::Rate { .. }) && (ss.is_some() || ca.is_some()) {
-            return Err(format!("\"{kind}\" pacing has no factors"));
-        }
-        Ok(mode)
-    }
 }
 
 #[derive(Clone, Debug)]
@@ -197,20 +138,5 @@ mod tests {
         assert!((p.interval(&ss, Some(0.1), 1500.0).unwrap() - 0.005).abs() < 1e-12);
         assert!((p.interval(&ca, Some(0.12), 1500.0).unwrap() - 0.01).abs() < 1e-12);
         assert_eq!(p.interval(&ca, None, 1500.0), None);
-    }
-
-    #[test]
-    fn spec_errors() {
-        assert!(PacingSpec::Name("warp".into())
-            .mode()
-            .unwrap_err()
-            .contains("warp"));
-        let t = PacingTable {
-            kind: "leaky".into(),
-            depth: Some(0.5),
-            ss_factor: None,
-            ca_factor: None,
-        };
-        assert!(PacingSpec::Table(t).mode().is_err());
     }
 }

@@ -1,0 +1,427 @@
+//! `[topology]`: the network's shape (dumbbell, parking lot, graph), its links and
+//! buffers, and the checks of these fields that need no built network (routes are
+//! checked when `net` lays the network out).
+
+use super::{Direction, Scenario};
+use crate::error::ScenarioError;
+use crate::quantity::{BufferSpec, DistSpec, Dur, RateQ, Secs};
+use crate::queue::QueueSpec;
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TopologyKind {
+    /// Two routers joined by one bottleneck; every flow has its own access links.
+    Dumbbell,
+    /// `middle_links` routers-to-router links in a chain (study 000 §4.4).
+    ParkingLot,
+    /// Nodes and links as listed; flows by endpoints; shortest-path routes.
+    Graph,
+}
+
+impl TopologyKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            TopologyKind::Dumbbell => "dumbbell",
+            TopologyKind::ParkingLot => "parking_lot",
+            TopologyKind::Graph => "graph",
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Topology {
+    pub kind: TopologyKind,
+    /// Rate and one-way delay of the bottleneck (dumbbell) or of every middle link
+    /// (parking lot). Not used by graphs, whose links carry their own.
+    pub bottleneck_rate: Option<RateQ>,
+    pub bottleneck_delay: Option<Dur>,
+    /// Buffer of the bottleneck queues (both directions; every middle link of a parking
+    /// lot); in a graph, the default of links that give none.
+    pub buffer: Option<BufferSpec>,
+    /// How buffer rules (bdp, stanford, tiny) are realized: in packets or bytes.
+    #[serde(default)]
+    pub buffer_unit: BufferUnit,
+    /// Discipline of the bottleneck queues: `"droptail"` (default), `"red"`, `"fq"`,
+    /// `"codel"`, `"fq_codel"` or a table with `kind` and parameters (docs/queues.md).
+    #[serde(default)]
+    pub queue: QueueSpec,
+    /// Access links: rate (default 10× the bottleneck) and one-way delay per link.
+    pub access_rate: Option<RateQ>,
+    pub access_delay: Option<DistSpec<Secs>>,
+    /// Buffer of every access link (default 100 000 packets: never the bottleneck).
+    pub access_buffer: Option<BufferSpec>,
+    /// Bernoulli loss probability on the forward bottleneck link.
+    #[serde(default)]
+    pub loss: f64,
+    /// Bernoulli loss probability on the reverse bottleneck link.
+    #[serde(default)]
+    pub reverse_loss: f64,
+    /// Parking lot: the number k of middle links in the chain (routers r0..rk).
+    pub middle_links: Option<u32>,
+    /// Graph: node names.
+    #[serde(default)]
+    pub nodes: Vec<String>,
+    /// Graph: links between nodes (duplex unless `duplex = false`).
+    #[serde(default)]
+    pub links: Vec<LinkSpec>,
+    /// Graph: the metric of the static shortest-path routes (docs/scenarios.md#graph).
+    #[serde(default)]
+    pub routing: Routing,
+}
+
+impl Topology {
+    /// The bottleneck (dumbbell) or middle-link (parking lot) rate; validated present.
+    pub fn rate(&self) -> crate::units::Rate {
+        self.bottleneck_rate.map_or(crate::units::Rate(0), |r| r.0)
+    }
+    /// The bottleneck or middle-link one-way delay; validated present.
+    pub fn delay(&self) -> crate::units::Time {
+        self.bottleneck_delay
+            .map_or(crate::units::Time::ZERO, |d| d.0)
+    }
+    /// The bottleneck buffer; validated present for dumbbells and parking lots.
+    pub fn buffer_spec(&self) -> BufferSpec {
+        self.buffer.unwrap_or(BufferSpec::Tiny)
+    }
+}
+
+#[derive(Debug, Deserialize, Default, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum BufferUnit {
+    #[default]
+    Packets,
+    Bytes,
+}
+/// `topology.links[i]` of a graph.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub from: String,
+    pub to: String,
+    pub rate: RateQ,
+    pub delay: Dur,
+    /// Name of the from→to direction (default `"from-to"`); the reverse direction is
+    /// `reverse_name`, default `"<name>_rev"` (or `"to-from"` when no name is given).
+    pub name: Option<String>,
+    pub reverse_name: Option<String>,
+    /// Rate of the to→from direction (default: `rate`).
+    pub reverse_rate: Option<RateQ>,
+    /// Buffer and discipline of each direction's output queue (defaults:
+    /// `topology.buffer`, `topology.queue`; the reverse ones default to the forward).
+    pub buffer: Option<BufferSpec>,
+    pub reverse_buffer: Option<BufferSpec>,
+    pub queue: Option<QueueSpec>,
+    pub reverse_queue: Option<QueueSpec>,
+    /// Bernoulli loss probability on the wire, per direction.
+    #[serde(default)]
+    pub loss: f64,
+    #[serde(default)]
+    pub reverse_loss: f64,
+    /// Two directed links (default) or only from→to.
+    #[serde(default = "yes")]
+    pub duplex: bool,
+    /// Report statistics and series of this link (both directions); default true.
+    #[serde(default = "yes")]
+    pub monitor: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// The metric of the static routes.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Routing {
+    /// Fewest hops; among those, least propagation delay.
+    #[default]
+    Hops,
+    /// Least propagation delay; among those, fewest hops.
+    Delay,
+}
+
+fn positive_rate(r: Option<RateQ>, path: &str) -> Result<(), ScenarioError> {
+    match r {
+        Some(r) if r.0.bps() == 0 => Err(ScenarioError::at(
+            path,
+            "a link needs a positive rate, got 0bps",
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The fields each topology kind needs and allows, checked with their paths. Routes
+/// (a graph's endpoints joined both ways, unique link names) are checked when the
+/// network is laid out (`net::graph::check_routes`).
+pub fn check_topology(sc: &Scenario) -> Result<(), ScenarioError> {
+    let t = &sc.topology;
+    let kind = t.kind.name();
+    let not_here = |field: &str| {
+        ScenarioError::at(
+            &format!("topology.{field}"),
+            format!("not a field of kind = \"{kind}\""),
+        )
+    };
+    match t.kind {
+        TopologyKind::Dumbbell | TopologyKind::ParkingLot => {
+            for (present, field) in [
+                (t.bottleneck_rate.is_none(), "bottleneck_rate"),
+                (t.bottleneck_delay.is_none(), "bottleneck_delay"),
+                (t.buffer.is_none(), "buffer"),
+            ] {
+                if present {
+                    return Err(ScenarioError::at(
+                        &format!("topology.{field}"),
+                        format!("missing (required for kind = \"{kind}\")"),
+                    ));
+                }
+            }
+            positive_rate(t.bottleneck_rate, "topology.bottleneck_rate")?;
+            if !t.nodes.is_empty() {
+                return Err(not_here("nodes"));
+            }
+            if !t.links.is_empty() {
+                return Err(not_here("links"));
+            }
+            if t.routing != Routing::Hops {
+                return Err(not_here("routing"));
+            }
+            let k = match (t.kind, t.middle_links) {
+                (TopologyKind::Dumbbell, Some(_)) => return Err(not_here("middle_links")),
+                (TopologyKind::Dumbbell, None) => 1,
+                (_, None) => {
+                    return Err(ScenarioError::at(
+                        "topology.middle_links",
+                        "missing (required for kind = \"parking_lot\")",
+                    ))
+                }
+                (_, Some(0)) => {
+                    return Err(ScenarioError::at(
+                        "topology.middle_links",
+                        "must be at least 1",
+                    ))
+                }
+                (_, Some(k)) => k,
+            };
+            let d = t.delay().as_secs_f64();
+            for (i, g) in sc.flows.iter().enumerate() {
+                let p = format!("flows[{i}]");
+                for (set, f) in [(g.src.is_some(), "src"), (g.dst.is_some(), "dst")] {
+                    if set {
+                        return Err(ScenarioError::at(
+                            &format!("{p}.{f}"),
+                            format!("endpoints are for kind = \"graph\"; this is \"{kind}\""),
+                        ));
+                    }
+                }
+                let (a, b) = check_span(g.span, t.kind, k, &format!("{p}.span"))?;
+                check_rtt(g.rtt.as_ref().map(|r| &r.dist), (b - a + 1) as f64 * d, &p)?;
+            }
+            for (i, s) in sc.poisson.iter().enumerate() {
+                if s.src.is_some() || s.dst.is_some() {
+                    return Err(ScenarioError::at(
+                        &format!("poisson[{i}].src"),
+                        "endpoints are for kind = \"graph\"; use link or direction",
+                    ));
+                }
+            }
+        }
+        TopologyKind::Graph => {
+            for (present, field) in [
+                (t.bottleneck_rate.is_some(), "bottleneck_rate"),
+                (t.bottleneck_delay.is_some(), "bottleneck_delay"),
+                (t.middle_links.is_some(), "middle_links"),
+                (t.access_rate.is_some(), "access_rate"),
+                (t.access_delay.is_some(), "access_delay"),
+                (t.access_buffer.is_some(), "access_buffer"),
+                (t.loss != 0.0, "loss"),
+                (t.reverse_loss != 0.0, "reverse_loss"),
+            ] {
+                if present {
+                    return Err(not_here(field));
+                }
+            }
+            if t.links.is_empty() {
+                return Err(ScenarioError::at(
+                    "topology.links",
+                    "a graph needs at least one link",
+                ));
+            }
+            for (i, n) in t.nodes.iter().enumerate() {
+                if t.nodes[..i].contains(n) {
+                    return Err(ScenarioError::at(
+                        &format!("topology.nodes[{i}]"),
+                        format!("\"{n}\" is listed twice"),
+                    ));
+                }
+            }
+            for (i, l) in t.links.iter().enumerate() {
+                let p = format!("topology.links[{i}]");
+                positive_rate(Some(l.rate), &format!("{p}.rate"))?;
+                positive_rate(l.reverse_rate, &format!("{p}.reverse_rate"))?;
+                if l.from == l.to {
+                    return Err(ScenarioError::at(
+                        &format!("{p}.to"),
+                        format!("a link joins two different nodes, got \"{}\" twice", l.to),
+                    ));
+                }
+                for (name, v) in [("loss", l.loss), ("reverse_loss", l.reverse_loss)] {
+                    if !(0.0..1.0).contains(&v) {
+                        return Err(ScenarioError::at(
+                            &format!("{p}.{name}"),
+                            format!("a loss probability must be in [0, 1), got {v}"),
+                        ));
+                    }
+                }
+                node_index(t, &l.from, &format!("{p}.from"))?;
+                node_index(t, &l.to, &format!("{p}.to"))?;
+                if l.buffer.or(t.buffer).is_none() {
+                    return Err(ScenarioError::at(
+                        &format!("{p}.buffer"),
+                        "missing: give the link a buffer or set topology.buffer",
+                    ));
+                }
+            }
+            for (i, g) in sc.flows.iter().enumerate() {
+                check_endpoints(t, &g.src, &g.dst, &format!("flows[{i}]"))?;
+            }
+            for (i, w) in sc.workloads.iter().enumerate() {
+                check_endpoints(t, &w.src, &w.dst, &format!("workloads[{i}]"))?;
+            }
+            for (i, s) in sc.poisson.iter().enumerate() {
+                let p = format!("poisson[{i}]");
+                match (&s.link, &s.src, &s.dst) {
+                    (Some(_), None, None) => {}
+                    (None, Some(a), Some(b)) => {
+                        let two = t.nodes.contains(a) && t.nodes.contains(b) && a != b;
+                        if !two {
+                            return Err(ScenarioError::at(
+                                &format!("{p}.src"),
+                                "src and dst must be two different nodes of topology.nodes",
+                            ));
+                        }
+                    }
+                    _ => {
+                        return Err(ScenarioError::at(
+                            &p,
+                            "in a graph, give either link or both src and dst",
+                        ))
+                    }
+                }
+            }
+            for (i, g) in sc.flows.iter().enumerate() {
+                let p = format!("flows[{i}]");
+                for (set, f) in [
+                    (g.rtt.is_some(), "rtt"),
+                    (g.access_delay.is_some(), "access_delay"),
+                    (g.span.is_some(), "span"),
+                ] {
+                    if set {
+                        return Err(ScenarioError::at(
+                            &format!("{p}.{f}"),
+                            "not used in a graph: delays come from the links, routes from src and dst",
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    for (i, s) in sc.poisson.iter().enumerate() {
+        if s.link.is_some() && s.direction != Direction::Forward {
+            return Err(ScenarioError::at(
+                &format!("poisson[{i}].direction"),
+                "the link already says where the packets go",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The index of node `name` in `topology.nodes`, or an error at `path` listing some.
+pub fn node_index(t: &Topology, name: &str, path: &str) -> Result<u32, ScenarioError> {
+    t.nodes
+        .iter()
+        .position(|n| n == name)
+        .map(|i| i as u32)
+        .ok_or_else(|| {
+            let known: Vec<&str> = t.nodes.iter().take(8).map(|s| s.as_str()).collect();
+            let more = if t.nodes.len() > 8 { ", ..." } else { "" };
+            ScenarioError::at(
+                path,
+                format!(
+                    "no node named \"{name}\" in topology.nodes (nodes: {}{more})",
+                    known.join(", ")
+                ),
+            )
+        })
+}
+
+/// Graph endpoints `src`/`dst` of a flow group or workload at path `p`: two
+/// different named nodes. (Routes between them are checked by `net`.)
+fn check_endpoints(
+    t: &Topology,
+    src: &Option<String>,
+    dst: &Option<String>,
+    p: &str,
+) -> Result<(), ScenarioError> {
+    let missing = |f: &str| {
+        ScenarioError::at(
+            &format!("{p}.{f}"),
+            "missing (a graph's flows name their endpoints)",
+        )
+    };
+    let s = src.as_deref().ok_or_else(|| missing("src"))?;
+    let d = dst.as_deref().ok_or_else(|| missing("dst"))?;
+    let si = node_index(t, s, &format!("{p}.src"))?;
+    let di = node_index(t, d, &format!("{p}.dst"))?;
+    if si == di {
+        return Err(ScenarioError::at(
+            &format!("{p}.dst"),
+            "the same node as src",
+        ));
+    }
+    Ok(())
+}
+
+/// A span `[a, b]` of middle links (1-based) or the whole chain.
+pub fn check_span(
+    span: Option<[u32; 2]>,
+    kind: TopologyKind,
+    k: u32,
+    path: &str,
+) -> Result<(u32, u32), ScenarioError> {
+    match span {
+        None => Ok((1, k)),
+        Some(_) if kind != TopologyKind::ParkingLot => Err(ScenarioError::at(
+            path,
+            "a span of middle links is for kind = \"parking_lot\"",
+        )),
+        Some([a, b]) if a >= 1 && a <= b && b <= k => Ok((a, b)),
+        Some([a, b]) => Err(ScenarioError::at(
+            path,
+            format!("expected [first, last] with 1 <= first <= last <= {k}, got [{a}, {b}]"),
+        )),
+    }
+}
+
+/// An RTT must exceed the two-way propagation delay of the middle links it crosses.
+pub fn check_rtt(
+    rtt: Option<&crate::random::Dist>,
+    one_way_core: f64,
+    p: &str,
+) -> Result<(), ScenarioError> {
+    if let Some(crate::random::Dist::Fixed(v) | crate::random::Dist::Uniform(v, _)) = rtt {
+        if *v <= 2.0 * one_way_core {
+            return Err(ScenarioError::at(
+                &format!("{p}.rtt"),
+                format!(
+                    "an RTT of {v}s does not exceed twice the one-way delay of the links crossed ({}s)",
+                    one_way_core
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
