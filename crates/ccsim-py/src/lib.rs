@@ -7,7 +7,7 @@
 //! million-row series costs one copy. A Rust panic is caught here and raised as
 //! `SimulationError`; it never reaches Python as a crash.
 
-use ccsim::metrics::{Column, Table};
+use ccsim::summary::table::{Column, Table};
 use ccsim::RunError;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError};
@@ -100,11 +100,11 @@ fn run<'py>(
         // pcap traces go to a fresh temporary directory (created only if the
         // scenario asks for one); Run.write copies them into the run directory.
         let dir = pcap_temp_dir();
-        let opts = ccsim::output::RunOptions {
+        let opts = ccsim::run::RunOptions {
             pcap_dir: Some(dir.clone()),
         };
         let r = catch_unwind(AssertUnwindSafe(|| {
-            ccsim::output::run_with_options(scenario_toml, &overrides, &mut cb, &opts)
+            ccsim::run::run_with_options(scenario_toml, &overrides, &mut cb, &opts)
         }));
         if !matches!(r, Ok(Ok(_))) {
             // A failed or interrupted run leaves no partial traces behind.
@@ -179,7 +179,7 @@ fn fluid_batch<'py>(
     threads: Option<usize>,
     progress: Option<PyObject>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    use ccsim::fluid::{batch_with_progress, BatchError};
+    use ccsim::run::{batch_with_progress, BatchError};
     use std::sync::Mutex;
     if replications == 0 {
         return Err(ScenarioError::new_err("replications: must be at least 1"));
@@ -219,7 +219,7 @@ fn fluid_batch<'py>(
             batch_with_progress(
                 &parsed,
                 replications,
-                threads.unwrap_or_else(ccsim::fluid::all_cores),
+                threads.unwrap_or_else(ccsim::run::all_cores),
                 &cb,
             )
         }))
@@ -251,18 +251,56 @@ fn fluid_batch<'py>(
     Ok(d)
 }
 
-/// Parse and validate a scenario without running it.
+/// Everything a run would refuse, without running it: parse (with overrides), lay
+/// out and route the network, resolve the buffers and build the engine. Returns the
+/// scenario text as it would run (overrides applied).
 #[pyfunction]
 #[pyo3(signature = (scenario_toml, overrides=Vec::new()))]
-fn validate(scenario_toml: &str, overrides: Vec<String>) -> PyResult<()> {
-    match catch_unwind(|| ccsim::parse(scenario_toml, &overrides)) {
+fn validate(scenario_toml: &str, overrides: Vec<String>) -> PyResult<String> {
+    let checked = catch_unwind(|| {
+        ccsim::validate(scenario_toml, &overrides)?;
+        ccsim::scenario::resolve(scenario_toml, &overrides)
+    });
+    match checked {
         Err(panic) => Err(SimulationError::new_err(format!(
             "internal error: {}",
             panic_message(panic)
         ))),
         Ok(Err(e)) => Err(ScenarioError::new_err(e.0)),
-        Ok(Ok(_)) => Ok(()),
+        Ok(Ok(text)) => Ok(text),
     }
+}
+
+/// The scenario text with `path=value` overrides applied (the core's grammar: the
+/// value is read as TOML, or else taken as a bare string). Only the text is checked
+/// to be TOML and the paths to exist; `validate` checks the scenario.
+#[pyfunction]
+#[pyo3(signature = (scenario_toml, overrides=Vec::new()))]
+fn resolve(scenario_toml: &str, overrides: Vec<String>) -> PyResult<String> {
+    match catch_unwind(|| ccsim::scenario::resolve(scenario_toml, &overrides)) {
+        Err(panic) => Err(SimulationError::new_err(format!(
+            "internal error: {}",
+            panic_message(panic)
+        ))),
+        Ok(Err(e)) => Err(ScenarioError::new_err(e.0)),
+        Ok(Ok(text)) => Ok(text),
+    }
+}
+
+/// The seed of replication `k` of a scenario whose seed is `seed` (the one rule every
+/// batch, sweep and replication uses).
+#[pyfunction]
+fn replication_seed(seed: u64, k: usize) -> u64 {
+    ccsim::random::replication_seed(seed, k)
+}
+
+/// Mean and 95 % confidence half-width (Student t, n − 1 degrees of freedom) of
+/// `values`, and n: `(mean, half_width, n)`; the half-width is NaN below two values.
+#[pyfunction]
+fn confidence_interval(values: Vec<f64>) -> (f64, f64, usize) {
+    let e = ccsim::metrics::stats::Estimate::of(&values);
+    let mean = if e.n > 0 { e.mean } else { f64::NAN };
+    (mean, e.half_width, e.n)
 }
 
 #[pyfunction]
@@ -276,6 +314,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     std::panic::set_hook(Box::new(|_| {}));
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(replication_seed, m)?)?;
+    m.add_function(wrap_pyfunction!(confidence_interval, m)?)?;
     m.add_function(wrap_pyfunction!(fluid_batch, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;

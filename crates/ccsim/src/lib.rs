@@ -1,5 +1,5 @@
-//! ccsim: a packet-level (and, later, fluid) simulator for congestion control and
-//! router buffers. See DESIGN.md for the map.
+//! ccsim: a packet-level and fluid simulator for congestion control and router
+//! buffers. See docs/architecture.md for the tour and the layer map.
 
 pub mod cc;
 pub mod engine;
@@ -7,17 +7,21 @@ pub mod error;
 pub mod fluid;
 pub mod metrics;
 pub mod net;
-pub mod output;
 pub mod packet;
 pub mod pcap;
 pub mod quantity;
 pub mod queue;
 pub mod random;
+pub mod records;
+pub mod run;
 pub mod scenario;
 pub mod sim;
+pub mod summary;
 pub mod tcp;
 pub mod traffic;
 pub mod units;
 
-pub use output::{run, run_with_progress, Output, RunError};
-pub use scenario::{parse, Scenario, ScenarioError};
+pub use error::{RunError, ScenarioError};
+pub use run::{run, run_with_progress, validate};
+pub use scenario::{parse, Scenario};
+pub use summary::Output;

@@ -274,6 +274,12 @@ impl<'de> Deserialize<'de> for BufferSpec {
     }
 }
 
+/// Bytes of a sampled size; negative values are packet counts (`ByteSize`).
+pub fn size_bytes(v: f64, mss: u32) -> u64 {
+    let bytes = if v < 0.0 { -v * mss as f64 } else { v };
+    bytes.round().max(1.0) as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -99,6 +99,14 @@ pub fn next_u64(rng: &mut Rng) -> u64 {
     rng.next_u64()
 }
 
+/// The seed of replication `k` of a scenario with seed `seed`: derived by name
+/// (`replication/k`), so replications are reproducible and independent of how many
+/// are run. 63 bits, so that it can be written back into a scenario (TOML integers
+/// are signed 64-bit).
+pub fn replication_seed(seed: u64, k: usize) -> u64 {
+    next_u64(&mut stream(seed, &format!("replication/{k}"))) >> 1
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,8 +3,8 @@
 //! table and pcap traces. Closed forms for each metric on hand-made inputs are unit
 //! tests beside the code (metrics/*.rs).
 
-use ccsim::metrics::Column;
-use ccsim::output::{run_with_options, RunOptions};
+use ccsim::run::{run_with_options, RunOptions};
+use ccsim::summary::table::Column;
 use ccsim::{run, Output};
 
 fn must_run(sc: &str) -> Output {

@@ -68,7 +68,7 @@ fn paced_departures_are_never_back_to_back_in_congestion_avoidance() {
     let paced = one_flow("leaky", "60s", "20s");
     let unpaced = one_flow("none", "60s", "20s");
     let b2b = |o: &ccsim::Output| match o.flows.get("back_to_back").unwrap() {
-        ccsim::metrics::Column::I64(v) => v[0],
+        ccsim::summary::table::Column::I64(v) => v[0],
         _ => unreachable!(),
     };
     // Unpaced Reno sends two packets on every ACK that grows the window by one

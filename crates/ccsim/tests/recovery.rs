@@ -19,7 +19,7 @@ fn col(o: &Output, name: &str) -> f64 {
         .f64(name)
         .map(|c| c[0])
         .unwrap_or_else(|| match o.flows.get(name) {
-            Some(ccsim::metrics::Column::I64(v)) => v[0] as f64,
+            Some(ccsim::summary::table::Column::I64(v)) => v[0] as f64,
             _ => panic!("no column {name}"),
         })
 }
@@ -134,7 +134,7 @@ fn sack_recovers_a_burst_of_losses_without_timeout() {
 /// is the "infinite" one), in packets.
 fn min_ssthresh(o: &Output) -> f64 {
     let v = o.series.f64("value").unwrap();
-    let Some(ccsim::metrics::Column::Cat(met, mcats)) = o.series.get("metric") else {
+    let Some(ccsim::summary::table::Column::Cat(met, mcats)) = o.series.get("metric") else {
         panic!("no metric column")
     };
     let m = mcats.iter().position(|c| c == "ssthresh_pkts").unwrap() as u8;
@@ -148,7 +148,7 @@ fn min_ssthresh(o: &Output) -> f64 {
 fn final_ssthresh(o: &Output) -> f64 {
     let t = o.series.f64("time").unwrap();
     let v = o.series.f64("value").unwrap();
-    let Some(ccsim::metrics::Column::Cat(met, mcats)) = o.series.get("metric") else {
+    let Some(ccsim::summary::table::Column::Cat(met, mcats)) = o.series.get("metric") else {
         panic!("no metric column")
     };
     let m = mcats.iter().position(|c| c == "ssthresh_pkts").unwrap() as u8;
@@ -258,7 +258,7 @@ cc = "newreno"
 
 fn sum_i64(o: &Output, name: &str) -> i64 {
     match o.flows.get(name) {
-        Some(ccsim::metrics::Column::I64(v)) => v.iter().sum(),
+        Some(ccsim::summary::table::Column::I64(v)) => v.iter().sum(),
         _ => panic!("no column {name}"),
     }
 }

@@ -4,7 +4,7 @@
 //! Vegas and FAST hold (Brakmo & Peterson 1995; Jin, Wei, Low 2004), Compound's dwnd
 //! retreat (Tan et al. 2006), and RTT-independent growth of CUBIC and H-TCP.
 
-use ccsim::metrics::Column;
+use ccsim::summary::table::Column;
 use ccsim::{run, Output};
 
 fn must_run(sc: &str) -> Output {

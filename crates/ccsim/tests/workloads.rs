@@ -1,7 +1,7 @@
 //! Dynamic workloads (traffic/): Poisson flow arrivals at an offered load, web-like
 //! ON/OFF sources, closed-loop flows; staged flows. Issue 5, validation 2.
 
-use ccsim::net::topology::build;
+use ccsim::engine::World;
 use ccsim::run;
 
 /// Study 003's background: finite TCP flows arriving as a Poisson process at load
@@ -131,10 +131,11 @@ rtt = { uniform = ["64ms", "100ms"] }
 #[test]
 fn web_sources_alternate_files_and_off_times() {
     let sc = ccsim::parse(WEB, &[]).expect("parses");
-    let (mut w, _) = build(&sc).expect("builds");
+    let plan = ccsim::net::plan(&sc, sc.seed).expect("plans");
+    let mut w = World::build(&sc, &plan, sc.seed).expect("builds");
     w.run(&mut |_| true).expect("runs");
     assert_eq!(w.flows.len(), 2 + 40, "one slot per node and direction");
-    let recs = &w.finished;
+    let recs = w.finished();
     assert!(recs.len() > 1000, "{} files", recs.len());
     assert!(recs.iter().any(|r| r.reverse) && recs.iter().any(|r| !r.reverse));
     // Per node: consecutive files never overlap; the gap is the OFF time.
@@ -142,8 +143,9 @@ fn web_sources_alternate_files_and_off_times() {
     for slot in 2..42u32 {
         let mine: Vec<_> = recs.iter().filter(|r| r.flow == slot).collect();
         for pair in mine.windows(2) {
-            assert!(pair[1].start >= pair[0].finish, "one flow at a time");
-            gaps.push((pair[1].start - pair[0].finish).as_secs_f64());
+            let finish = pair[0].finished.expect("a finished flow");
+            assert!(pair[1].start >= finish, "one flow at a time");
+            gaps.push((pair[1].start - finish).as_secs_f64());
         }
     }
     let n = gaps.len() as f64;
@@ -160,7 +162,10 @@ fn web_sources_alternate_files_and_off_times() {
     );
     // Sizes: Pareto(1.35) with mean 30 packets of 1460 B has its median at
     // x_m·2^(1/α) with x_m = 30·0.35/1.35 packets (one draw per file started).
-    let mut sizes: Vec<f64> = recs.iter().map(|r| r.size as f64 / 1460.0).collect();
+    let mut sizes: Vec<f64> = recs
+        .iter()
+        .map(|r| r.size.expect("sized") as f64 / 1460.0)
+        .collect();
     sizes.sort_unstable_by(|a, b| a.partial_cmp(b).expect("finite"));
     let xm = 30.0 * 0.35 / 1.35;
     assert!(sizes[0] >= xm - 1.0 / 1460.0, "smallest {}", sizes[0]);
@@ -177,10 +182,10 @@ fn web_sources_alternate_files_and_off_times() {
     assert_eq!(
         out.summary["flows"]["count"].as_u64().expect("count") as usize,
         2 + recs.len()
-            + w.flows
+            + w.workloads
                 .iter()
-                .filter(|f| f.slot.as_ref().is_some_and(|s| s.busy))
-                .count()
+                .map(|wl| wl.slots.iter().filter(|s| s.busy).count())
+                .sum::<usize>()
     );
     assert_eq!(out.summary["conservation"]["ok"], true);
     // Deterministic: the same seed twice, the same results.
@@ -317,7 +322,7 @@ tcp = { min_rto = "5ms", initial_rto = "20ms", init_cwnd = 10 }
     assert!(waits > 10, "the drain path was exercised ({waits} waits)");
     let fct = out.flows.f64("fct_s").expect("column");
     let size = out.flows.f64("size_bytes").expect("column");
-    let Some(ccsim::metrics::Column::I64(bytes)) = out.flows.get("bytes_delivered") else {
+    let Some(ccsim::summary::table::Column::I64(bytes)) = out.flows.get("bytes_delivered") else {
         panic!("bytes_delivered column")
     };
     let mut finished = 0;
@@ -452,7 +457,7 @@ rtt = { uniform = ["40ms", "80ms"] }
         util <= 0.9 + 0.02 && util < util_alone - 0.02 && util > 0.8 * 0.9,
         "utilization {util} with the files, {util_alone} without"
     );
-    let Some(ccsim::metrics::Column::Cat(codes, names)) = out.flows.get("group") else {
+    let Some(ccsim::summary::table::Column::Cat(codes, names)) = out.flows.get("group") else {
         panic!("group column")
     };
     let web = names.iter().position(|n| n == "web").expect("web group") as u8;
@@ -460,7 +465,7 @@ rtt = { uniform = ["40ms", "80ms"] }
     let size = out.flows.f64("size_bytes").expect("column");
     let cwnd = out.flows.f64("cwnd_final").expect("column");
     let start = out.flows.f64("start_s").expect("column");
-    let Some(ccsim::metrics::Column::I64(bytes)) = out.flows.get("bytes_delivered") else {
+    let Some(ccsim::summary::table::Column::I64(bytes)) = out.flows.get("bytes_delivered") else {
         panic!("bytes_delivered column")
     };
     let (mut files, mut grew) = (0, 0);

@@ -3,7 +3,7 @@
 //! next to its assertion; the figures measured when they were set are in
 //! docs/queues.md.
 
-use ccsim::metrics::Column;
+use ccsim::summary::table::Column;
 use ccsim::{run, Output};
 
 fn must_run(sc: &str) -> Output {

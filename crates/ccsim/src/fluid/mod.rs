@@ -12,16 +12,21 @@
 pub mod laws;
 pub mod sync;
 
-use crate::metrics::{categorical, jain, Column, SeriesBuf, SeriesMetric, Table};
-use crate::net::topology::{resolve_limit, BuildInfo};
-use crate::output::{Output, RunError};
+use crate::error::{RunError, ScenarioError};
+use crate::metrics::probe::{Probe, ProbeConfig, ProbeSample};
+use crate::metrics::sync::{default_gap, EventGrouper};
+use crate::net::{limit_text, Owner, Plan};
 use crate::queue::red::{Red, RedConfig, RedMode};
 use crate::queue::{Limit, QueueSpec};
 use crate::random::{stream, Rng};
-use crate::scenario::fluid::{check_fields, FluidSpec, Level, Policy};
-use crate::scenario::{parse_rwnd, Direction, Scenario, ScenarioError};
+use crate::records::{
+    EngineKind, FlowCounts, FlowRecord, LinkCounts, LinkRecord, QueueBalance, Records, RunInfo,
+    SeriesBuf, SeriesMetric,
+};
+use crate::scenario::fluid::{FluidSpec, Level, Policy};
+use crate::scenario::Scenario;
+use crate::units::Time;
 use laws::{Law, LawState};
-use serde_json::{json, Map, Value};
 
 /// Integration step for a scenario. Default: min propagation RTT / 100. Why: the
 /// feedback delays are realized to the nearest step, so the RTT error is ≤ 0.5 %; the
@@ -84,6 +89,11 @@ impl FluidRed {
 
 /// A flow of the fluid model.
 struct FlowM {
+    /// Flow id and its routes in the plan (records).
+    id: u32,
+    data_path: u32,
+    ack_path: u32,
+    header: u32,
     law: Law,
     st: LawState,
     group: String,
@@ -122,15 +132,16 @@ struct FlowM {
     loss_events: u64,
     first_drop_cwnd: f64,
     sample_accepted: f64,
+    /// Payload bytes delivered since the start (the CoV probe's counter).
+    delivered_total: f64,
 }
 
 #[derive(Clone)]
 struct LinkM {
-    name: String,
+    /// The link's id in the plan.
+    id: u32,
     /// Capacity in bytes/s, buffer limit in bytes, queue in bytes.
     cap: f64,
-    rate_bps: f64,
-    delay: f64,
     qmax: f64,
     q: f64,
     avg: f64,
@@ -151,15 +162,23 @@ struct LinkM {
     event_start: f64,
     selected: Vec<usize>,
     scratch: Vec<usize>,
-    // Measurement.
+    // Measurement over the window (bytes, byte·s).
     departed: f64,
     arrived: f64,
-    dropped: f64,
+    dropped_aqm: f64,
+    dropped_overflow: f64,
     q_area: f64,
     q_max: f64,
-    events: u64,
-    sync_sum: f64,
+    /// Σ over the window of (queueing delay · bytes departing), byte·s.
+    sojourn: f64,
+    /// Over the whole run: the queue's balance, bytes.
+    arrived_all: f64,
+    departed_all: f64,
+    dropped_all: f64,
     sample_departed: f64,
+    sample_dropped: f64,
+    /// Congestion events at this queue (the metric, as the packet engine groups them).
+    grouper: EventGrouper,
 }
 
 struct Model {
@@ -177,147 +196,46 @@ struct Model {
     /// `metrics.sync_gap`: the congestion-event span, in place of one mean RTT.
     sync_gap: Option<f64>,
     rng: Rng,
-    info: BuildInfo,
+    /// The CoV and convergence probe (as in the packet engine).
+    probe: Probe,
 }
 
 /// A flow's route: (link, one-way propagation delay from the sender to its queue, s).
 type Route = Vec<(usize, f64)>;
 
-fn build(sc: &Scenario, seed: u64) -> Result<Model, ScenarioError> {
-    let (mut m, routes) = build_unrouted(sc, seed)?;
-    for (i, r) in routes.iter().enumerate() {
-        m.set_route(i, r);
-    }
-    m.finish_links();
-    Ok(m)
-}
-
-/// The model of a scenario with its links and flows but no routes yet, and each
-/// flow's route (links in order, with the one-way delay from the sender to each).
-///
-/// Links as the packet engine names and orders them: a dumbbell's `bottleneck`,
-/// `bottleneck_rev`; a parking lot's `link1`, `link1_rev`, …, `linkk`, `linkk_rev`.
-/// A flow spanning middle links [a, b] crosses a..b forward (b..a in reverse); each
-/// queue sits after its sender's access link and the middle links before it, so
-/// the queue of link j is d_src + (j − a)·delay downstream of a forward sender.
-fn build_unrouted(sc: &Scenario, seed: u64) -> Result<(Model, Vec<Route>), ScenarioError> {
-    check_fields(sc)?;
-    let t = &sc.topology;
-    let b_rate = t.rate().as_f64();
-    let b_delay = t.delay().as_secs_f64();
-    let dumbbell = t.kind == crate::scenario::TopologyKind::Dumbbell;
-    let k = if dumbbell {
-        1
-    } else {
-        t.middle_links.unwrap_or(1) as usize
-    };
-
-    // Plan flows exactly as the packet engine does (same streams, same draws), so a
-    // scenario gets the same starts and RTTs under both engines (net::topology).
-    struct Plan {
-        group: usize,
-        reverse: bool,
-        start: f64,
-        d_src: f64,
-        /// Middle links crossed, 1-based inclusive.
-        span: (usize, usize),
-        prop: f64,
-    }
-    let mut plans = Vec::new();
-    for (gi, grp) in sc.flows.iter().enumerate() {
-        let (a, b) = grp.span.map_or((1, k), |[a, b]| (a as usize, b as usize));
-        let core = b_delay * (b - a + 1) as f64;
-        for _ in 0..grp.count {
-            let id = plans.len();
-            let mut rng = stream(seed, &format!("flow/{id}"));
-            let start = grp.start.as_ref().map_or(0.0, |d| d.dist.sample(&mut rng));
-            let (d_src, d_dst) = if let Some(rtt) = &grp.rtt {
-                // RTT = 2·(d_src + core + d_dst), split evenly over the access links.
-                let r = rtt.dist.sample(&mut rng);
-                let each = ((r / 2.0 - core) / 2.0).max(0.0);
-                (each, each)
-            } else {
-                match grp.access_delay.as_ref().or(t.access_delay.as_ref()) {
-                    None => (0.0, 0.0),
-                    Some(d) => (d.dist.sample(&mut rng), d.dist.sample(&mut rng)),
-                }
+impl Model {
+    /// The fluid model of a scenario's plan: a queue at every link the topology
+    /// reports (a dumbbell's bottleneck pair, a parking lot's middle links, both
+    /// directions), the other links pure delay. Starts, RTTs, routes and buffers are
+    /// the plan's, so the two engines run the same network.
+    fn build(sc: &Scenario, plan: &Plan, seed: u64) -> Result<(Model, Vec<Route>), ScenarioError> {
+        let mut links = Vec::with_capacity(plan.monitored.len());
+        let mut fluid_of = vec![usize::MAX; plan.links.len()];
+        for &l in &plan.monitored {
+            let lp = &plan.links[l.0 as usize];
+            fluid_of[l.0 as usize] = links.len();
+            let rate_bps = lp.rate.as_f64();
+            let qmax = match lp.limit {
+                Limit::Packets(n) => n as f64 * lp.packet_size,
+                Limit::Bytes(b) => b as f64,
             };
-            let (d_src, d_dst) = (d_src.max(0.0), d_dst.max(0.0));
-            plans.push(Plan {
-                group: gi,
-                reverse: grp.direction == Direction::Reverse,
-                start: start.max(0.0),
-                d_src,
-                span: (a, b),
-                prop: 2.0 * (d_src + core + d_dst),
-            });
-        }
-    }
-    let pkt_of = |g: usize| {
-        let o = sc.flows[g].tcp.over(&sc.tcp);
-        (
-            (o.mss.map_or(1460, |m| m.0) + o.header.map_or(40, |h| h.0)) as f64,
-            o.mss.map_or(1460, |m| m.0) as f64,
-        )
-    };
-
-    let min_rtt = plans.iter().map(|p| p.prop).fold(f64::INFINITY, f64::min);
-    let dt = step_for(
-        sc.fluid.as_ref(),
-        if min_rtt.is_finite() { min_rtt } else { 0.1 },
-    );
-    let cap = b_rate / 8.0;
-    let mut links = Vec::with_capacity(2 * k);
-    let mut model_info = None;
-    for j in 1..=k {
-        // Buffer rules against middle link j's BDP: its rate × the mean two-way
-        // propagation RTT of the forward flows crossing it (the reverse ones if none),
-        // as net::topology does.
-        let crosses = |rev: bool| -> Vec<&Plan> {
-            plans
-                .iter()
-                .filter(|p| p.reverse == rev && p.span.0 <= j && j <= p.span.1)
-                .collect()
-        };
-        let mut basis = crosses(false);
-        if basis.is_empty() {
-            basis = crosses(true);
-        }
-        let mut info = BuildInfo {
-            packet_size: 1500.0,
-            ..Default::default()
-        };
-        if !basis.is_empty() {
-            let n = basis.len() as f64;
-            info.mean_rtt = basis.iter().map(|p| p.prop).sum::<f64>() / n;
-            info.bdp_bytes = b_rate * info.mean_rtt / 8.0;
-            info.packet_size = basis.iter().map(|p| pkt_of(p.group).0).sum::<f64>() / n;
-            info.long_flows = basis.len();
-        }
-        let limit = resolve_limit(t.buffer_spec(), t.buffer_unit, &info, "topology.buffer")?;
-        info.buffer_limit = match limit {
-            Limit::Packets(n) => format!("{n}pkt"),
-            Limit::Bytes(b) => format!("{b}B"),
-        };
-        let qmax = match limit {
-            Limit::Packets(n) => n as f64 * info.packet_size,
-            Limit::Bytes(b) => b as f64,
-        };
-        let names = if dumbbell {
-            ["bottleneck".to_string(), "bottleneck_rev".to_string()]
-        } else {
-            [format!("link{j}"), format!("link{j}_rev")]
-        };
-        for name in names {
+            let gap = match sc.metrics.sync_gap {
+                Some(d) => d.0,
+                None => default_gap(
+                    plan.flows
+                        .iter()
+                        .filter(|f| plan.paths[f.data_path as usize].contains(&l))
+                        .map(|f| f.rtt_prop),
+                    plan.info.mean_rtt,
+                ),
+            };
             links.push(LinkM {
-                name,
-                cap,
-                rate_bps: b_rate,
-                delay: b_delay,
+                id: l.0,
+                cap: rate_bps / 8.0,
                 qmax,
                 q: 0.0,
                 avg: 0.0,
-                pkt: info.packet_size,
+                pkt: lp.packet_size,
                 flows: Vec::new(),
                 up_steps: Vec::new(),
                 up_s: Vec::new(),
@@ -331,109 +249,135 @@ fn build_unrouted(sc: &Scenario, seed: u64) -> Result<(Model, Vec<Route>), Scena
                 scratch: Vec::new(),
                 departed: 0.0,
                 arrived: 0.0,
-                dropped: 0.0,
+                dropped_aqm: 0.0,
+                dropped_overflow: 0.0,
                 q_area: 0.0,
                 q_max: 0.0,
-                events: 0,
-                sync_sum: 0.0,
+                sojourn: 0.0,
+                arrived_all: 0.0,
+                departed_all: 0.0,
+                dropped_all: 0.0,
                 sample_departed: 0.0,
+                sample_dropped: 0.0,
+                grouper: EventGrouper::new(l.0, gap),
             });
         }
-        // The summary's BDP and buffer: the first middle link's (the bottleneck the
-        // packet engine reports first).
-        model_info.get_or_insert(info);
-    }
-    let info = model_info.expect("at least one middle link");
-    let routes: Vec<Route> = plans
-        .iter()
-        .map(|p| {
-            let (a, b) = p.span;
-            let hop = |j: usize, n: usize| (j, p.d_src + n as f64 * b_delay);
-            if p.reverse {
-                (a..=b)
-                    .rev()
-                    .enumerate()
-                    .map(|(n, j)| hop(2 * (j - 1) + 1, n))
-                    .collect()
-            } else {
-                (a..=b)
-                    .enumerate()
-                    .map(|(n, j)| hop(2 * (j - 1), n))
-                    .collect()
+        let mut flows = Vec::with_capacity(plan.flows.len());
+        let mut routes = Vec::with_capacity(plan.flows.len());
+        for (i, p) in plan.flows.iter().enumerate() {
+            let Owner::Group(g) = p.owner else {
+                unreachable!("the scenario check refuses workloads in the fluid engine")
+            };
+            let law = Law::from_spec(&sc.flows[g].cc)
+                .map_err(|e| ScenarioError::at(&format!("flows[{g}].cc"), e))?;
+            let cfg = &plan.templates[p.template].cfg;
+            let size = (cfg.mss + cfg.header) as f64;
+            let prop = p.rtt_prop.as_secs_f64();
+            let start = p.start.as_secs_f64();
+            // The route: the queues on the data path, each with the propagation
+            // delay from the sender to it.
+            let mut up = Time::ZERO;
+            let mut route = Vec::new();
+            for &l in &plan.paths[p.data_path as usize] {
+                let k = fluid_of[l.0 as usize];
+                if k != usize::MAX {
+                    route.push((k, up.as_secs_f64()));
+                }
+                up += plan.links[l.0 as usize].delay;
             }
-        })
-        .collect();
-
-    let mut flows = Vec::with_capacity(plans.len());
-    for p in plans.iter() {
-        let g = &sc.flows[p.group];
-        let law = Law::from_spec(&g.cc)
-            .map_err(|e| ScenarioError::at(&format!("flows[{}].cc", p.group), e))?;
-        let opts = g.tcp.over(&sc.tcp);
-        let (size, mss) = pkt_of(p.group);
-        let prop = p.prop;
-        let w_cap = match &opts.rwnd {
-            Some(r) => parse_rwnd(r, mss as u32)
-                .map_err(|e| ScenarioError::at(&format!("flows[{}].tcp.rwnd", p.group), e))?
-                as f64,
-            None => f64::INFINITY,
-        };
-        flows.push(FlowM {
-            law,
-            st: LawState::new(&law, p.start, prop),
-            group: g
-                .name
-                .clone()
-                .unwrap_or_else(|| format!("group{}", p.group)),
-            cc: g.cc.name.clone(),
-            reverse: p.reverse,
-            size,
-            mss,
-            prop,
-            start: p.start,
-            init_cwnd: opts.init_cwnd.unwrap_or(1.0),
-            w: 0.0,
-            ssthresh: opts.init_ssthresh.unwrap_or(64.0),
-            w_cap: w_cap.max(1.0),
-            started: false,
-            rtt: prop,
-            route: Vec::new(),
-            rate_hist: vec![0.0],
-            h_pos: 0,
-            cal: vec![0.0],
-            c_pos: 0,
-            next_reduce: 0.0,
-            red_acc: 0.0,
-            accepted: 0.0,
-            lost: 0.0,
-            loss_events: 0,
-            first_drop_cwnd: f64::NAN,
-            sample_accepted: 0.0,
+            routes.push(route);
+            flows.push(FlowM {
+                id: i as u32,
+                data_path: p.data_path,
+                ack_path: p.ack_path,
+                header: cfg.header,
+                law,
+                st: LawState::new(&law, start, prop),
+                group: p.group.clone(),
+                cc: p.cc.clone(),
+                reverse: p.reverse,
+                size,
+                mss: cfg.mss as f64,
+                prop,
+                start,
+                init_cwnd: cfg.init_cwnd,
+                w: 0.0,
+                ssthresh: cfg.init_ssthresh,
+                w_cap: if cfg.rwnd == u64::MAX {
+                    f64::INFINITY
+                } else {
+                    (cfg.rwnd as f64).max(1.0)
+                },
+                started: false,
+                rtt: prop,
+                route: Vec::new(),
+                rate_hist: vec![0.0],
+                h_pos: 0,
+                cal: vec![0.0],
+                c_pos: 0,
+                next_reduce: 0.0,
+                red_acc: 0.0,
+                accepted: 0.0,
+                lost: 0.0,
+                loss_events: 0,
+                first_drop_cwnd: f64::NAN,
+                sample_accepted: 0.0,
+                delivered_total: 0.0,
+            });
+        }
+        let min_rtt = flows.iter().map(|f| f.prop).fold(f64::INFINITY, f64::min);
+        let dt = step_for(
+            sc.fluid.as_ref(),
+            if min_rtt.is_finite() { min_rtt } else { 0.1 },
+        );
+        let fs = sc.fluid.clone().unwrap_or_default();
+        let sy = fs.sync.clone().unwrap_or_default();
+        let m = &sc.metrics;
+        let (sample, per_window, conv_every, fraction) = m.resolve()?;
+        let reference = m
+            .converge_to
+            .as_ref()
+            .and_then(|name| plan.flows.iter().position(|f| &f.group == name));
+        let probe = Probe::new(ProbeConfig {
+            sample,
+            per_window,
+            conv_every,
+            fraction,
+            reference,
+            warmup: sc.warmup.0,
         });
+        let model = Model {
+            flows,
+            links,
+            dt,
+            steps: (sc.duration.0.as_secs_f64() / dt).ceil() as u64,
+            warmup: sc.warmup.0.as_secs_f64(),
+            duration: sc.duration.0.as_secs_f64(),
+            sample: sc.sample_interval.map(|d| d.0.as_secs_f64()),
+            level: sy.level(),
+            min_level: sy.min_level.unwrap_or(0.0),
+            policy: sy.policy,
+            red: match &sc.topology.queue {
+                QueueSpec::Red(cfg) => Some(FluidRed::new(cfg, sc.topology.rate().as_f64())),
+                // The scenario check lets only drop-tail and RED through.
+                _ => None,
+            },
+            sync_gap: sc.metrics.sync_gap.map(|d| d.0.as_secs_f64()),
+            rng: stream(seed, "fluid/sync"),
+            probe,
+        };
+        Ok((model, routes))
     }
-    let fs = sc.fluid.clone().unwrap_or_default();
-    let sy = fs.sync.clone().unwrap_or_default();
-    let m = Model {
-        flows,
-        links,
-        dt,
-        steps: (sc.duration.0.as_secs_f64() / dt).ceil() as u64,
-        warmup: sc.warmup.0.as_secs_f64(),
-        duration: sc.duration.0.as_secs_f64(),
-        sample: sc.sample_interval.map(|d| d.0.as_secs_f64()),
-        level: sy.level(),
-        min_level: sy.min_level.unwrap_or(0.0),
-        policy: sy.policy,
-        red: match &sc.topology.queue {
-            QueueSpec::Red(cfg) => Some(FluidRed::new(cfg, b_rate)),
-            // check_fields let only drop-tail and RED through.
-            _ => None,
-        },
-        sync_gap: sc.metrics.sync_gap.map(|d| d.0.as_secs_f64()),
-        rng: stream(seed, "fluid/sync"),
-        info,
-    };
-    Ok((m, routes))
+
+    /// The model with every flow on its route.
+    fn routed(sc: &Scenario, plan: &Plan, seed: u64) -> Result<Model, ScenarioError> {
+        let (mut m, routes) = Model::build(sc, plan, seed)?;
+        for (i, r) in routes.iter().enumerate() {
+            m.set_route(i, r);
+        }
+        m.finish_links();
+        Ok(m)
+    }
 }
 
 impl Model {
@@ -491,6 +435,10 @@ impl Model {
         let mut qdelay = vec![0.0; self.links.len()];
         let mut next_sample = self.sample.unwrap_or(f64::INFINITY);
         let mut last_sample_t = self.warmup.min(0.0);
+        // Probe ticks at exact multiples of its interval, as in the packet engine.
+        let probe_iv = self.probe.interval();
+        let mut probe_k: u64 = 1;
+        let mut samples = Vec::with_capacity(self.flows.len());
         for n in 0..self.steps {
             let t = n as f64 * dt;
             let measuring = t >= self.warmup;
@@ -521,6 +469,21 @@ impl Model {
                 self.sample_into(series, next_sample, next_sample - last_sample_t);
                 last_sample_t = next_sample;
                 next_sample += self.sample.unwrap();
+            }
+            if let Some(iv) = probe_iv {
+                let at = Time(iv.0 * probe_k);
+                if t_end + 1e-12 >= at.as_secs_f64() && at <= Time::from_secs_f64(self.duration) {
+                    samples.clear();
+                    samples.extend(self.flows.iter().map(|f| ProbeSample {
+                        bytes: f.delivered_total,
+                        start: Time::from_secs_f64(f.start),
+                        started: f.started,
+                        completed: None,
+                        slot: false,
+                    }));
+                    self.probe.tick(at, &samples);
+                    probe_k += 1;
+                }
             }
         }
         progress(1.0);
@@ -694,10 +657,6 @@ impl Model {
                     );
                     l.in_event = true;
                     l.event_start = t;
-                    if measuring && active > 0 {
-                        l.events += 1;
-                        l.sync_sum += m as f64 / active as f64;
-                    }
                 }
                 // Eq. 8: the selected flows' losses sum to the excess, shared in
                 // proportion to their arrival rates (with all flows selected this is
@@ -719,10 +678,12 @@ impl Model {
             }
 
             // File each flow's loss under the step at which its sender learns of it.
+            let now = Time::from_secs_f64(t);
             for (k, &i) in l.flows.iter().enumerate() {
                 let f = &mut self.flows[i];
                 let lk = l.loss[k];
                 if lk > 0.0 {
+                    l.grouper.push(now, f.id, lk / f.size);
                     let up = l.up_s[k];
                     let cl = f.cal.len();
                     let d = (((f.rtt - up) / dt).round() as usize).clamp(1, cl - 1);
@@ -744,637 +705,205 @@ impl Model {
                     f.sample_accepted += acc;
                     f.lost += lk;
                 }
+                if l.last[k] {
+                    f.delivered_total += (l.arr[k] * dt - lk).max(0.0) * f.mss / f.size;
+                } else {
+                    f.delivered_total -= lk * f.mss / f.size;
+                }
             }
+            let lost: f64 = l.loss.iter().sum();
+            l.arrived_all += sum * dt;
+            l.departed_all += departed;
+            l.dropped_all += lost;
+            l.sample_dropped += lost;
             if measuring {
                 l.departed += departed;
                 l.sample_departed += departed;
                 l.arrived += sum * dt;
-                l.dropped += l.loss.iter().sum::<f64>();
+                l.dropped_overflow += drop;
+                l.dropped_aqm += lost - drop;
                 l.q_area += q * dt;
                 l.q_max = l.q_max.max(q);
+                // Each departing byte waited q/C (Little's law, byte by byte).
+                l.sojourn += q / l.cap * departed;
             }
         }
     }
 
     fn sample_into(&mut self, s: &mut SeriesBuf, t: f64, iv: f64) {
         let iv = iv.max(self.dt);
-        for (id, l) in self.links.iter_mut().enumerate() {
+        for l in self.links.iter_mut() {
+            let id = l.id;
             let u = std::mem::take(&mut l.sample_departed) / (l.cap * iv);
-            s.push_link(t, id as u32, SeriesMetric::Utilization, u);
-            s.push_link(t, id as u32, SeriesMetric::QueuePkts, l.q / l.pkt);
-            s.push_link(t, id as u32, SeriesMetric::QueueBytes, l.q);
+            s.push_link(t, id, SeriesMetric::Utilization, u);
+            s.push_link(t, id, SeriesMetric::QueuePkts, l.q / l.pkt);
+            s.push_link(t, id, SeriesMetric::QueueBytes, l.q);
+            let d = std::mem::take(&mut l.sample_dropped) / l.pkt;
+            s.push_link(t, id, SeriesMetric::Drops, d);
         }
-        for (i, f) in self.flows.iter_mut().enumerate() {
+        for f in self.flows.iter_mut() {
             let b = std::mem::take(&mut f.sample_accepted) * f.mss / f.size;
-            s.push_flow(t, i as u32, SeriesMetric::Throughput, b * 8.0 / iv);
-            s.push_flow(t, i as u32, SeriesMetric::Cwnd, f.w);
+            s.push_flow(t, f.id, SeriesMetric::Throughput, b * 8.0 / iv);
+            s.push_flow(t, f.id, SeriesMetric::Cwnd, f.w);
+            s.push_flow(t, f.id, SeriesMetric::Ssthresh, f.ssthresh);
         }
     }
 }
 
-/// A link's summary; `payload_share`: the payload fraction of the bytes it carried.
-fn link_summary(l: &LinkM, win: f64, payload_share: f64) -> Value {
-    json!({
-        "rate_bps": l.rate_bps,
-        "delay_s": l.delay,
-        "utilization": l.departed / (l.cap * win),
-        "utilization_data": l.departed * payload_share / (l.cap * win),
-        "throughput_bps": l.departed * 8.0 / win,
-        "tx_pkts": l.departed / l.pkt,
-        "arrivals": l.arrived / l.pkt,
-        "drops": l.dropped / l.pkt,
-        "random_losses": 0,
-        "drop_rate": if l.arrived > 0.0 { l.dropped / l.arrived } else { 0.0 },
-        "queue_max_pkts": l.q_max / l.pkt,
-        "queue_max_bytes": l.q_max,
-        "queue_mean_pkts": l.q_area / win / l.pkt,
-        "queue_mean_bytes": l.q_area / win,
-        "queue_delay_mean_s": l.q_area / win / l.cap,
-        "congestion_events": l.events,
-        "sync_level_mean": if l.events > 0 { l.sync_sum / l.events as f64 } else { f64::NAN },
-    })
-}
-
-fn collect(sc: &Scenario, m: Model, series: SeriesBuf, seed: u64, wall_s: f64) -> Output {
-    let win = m.duration - m.warmup;
-    let mut links = Map::new();
-    for l in &m.links {
-        // Payload share of what this link carried, weighted by its flows' bytes.
-        let (mut num, mut den) = (0.0, 0.0);
-        for &i in &l.flows {
-            num += m.flows[i].accepted * m.flows[i].mss / m.flows[i].size;
-            den += m.flows[i].accepted;
+impl Model {
+    /// What the run measured, in the records both engines emit.
+    fn records(
+        self,
+        sc: &Scenario,
+        plan: &Plan,
+        series: SeriesBuf,
+        seed: u64,
+        wall_s: f64,
+    ) -> Records {
+        let win = self.duration - self.warmup;
+        let mut links: Vec<LinkRecord> = plan
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, lp)| LinkRecord {
+                name: lp.name.clone(),
+                rate_bps: lp.rate.as_f64(),
+                delay_s: lp.delay.as_secs_f64(),
+                buffer: limit_text(lp.limit),
+                crossers: plan.crossers[i],
+                ..Default::default()
+            })
+            .collect();
+        let mut congestion = Vec::new();
+        for l in self.links {
+            let r = &mut links[l.id as usize];
+            let pkt = l.pkt;
+            r.monitored = true;
+            r.sync_gap = l.grouper.gap();
+            r.window = LinkCounts {
+                arrivals: l.arrived / pkt,
+                drops_overflow: l.dropped_overflow / pkt,
+                drops_aqm: l.dropped_aqm / pkt,
+                wire_losses: 0.0,
+                tx_pkts: l.departed / pkt,
+                tx_bytes: l.departed,
+                // No ACKs in the model: every byte on the wire is data (with headers).
+                busy_s: l.departed / l.cap,
+                busy_data_s: l.departed / l.cap,
+                q_area_pkts: l.q_area / pkt,
+                q_area_bytes: l.q_area,
+                departed: l.departed / pkt,
+                sojourn_s: l.sojourn / pkt,
+            };
+            r.queue_max_pkts = l.q_max / pkt;
+            r.queue_max_bytes = l.q_max;
+            r.tx_pkts_total = l.departed_all / pkt;
+            r.balance = QueueBalance {
+                arrived: l.arrived_all / pkt,
+                departed: l.departed_all / pkt,
+                dropped: l.dropped_all / pkt,
+                stored: l.q / pkt,
+            };
+            congestion.extend(l.grouper.into_events());
         }
-        let v = link_summary(l, win, if den > 0.0 { num / den } else { 1.0 });
-        links.insert(l.name.clone(), v);
-    }
-    let nf = m.flows.len();
-    let goodput: Vec<f64> = m
-        .flows
-        .iter()
-        .map(|f| f.accepted * f.mss / f.size * 8.0 / win)
-        .collect();
-    let fwd: Vec<f64> = m
-        .flows
-        .iter()
-        .zip(&goodput)
-        .filter(|(f, _)| !f.reverse)
-        .map(|(_, &g)| g)
-        .collect();
-    let mut flows = Table::default();
-    flows.push("flow", Column::I32((0..nf as i32).collect()));
-    flows.push(
-        "group",
-        categorical(&m.flows.iter().map(|f| f.group.as_str()).collect::<Vec<_>>()),
-    );
-    flows.push(
-        "cc",
-        categorical(&m.flows.iter().map(|f| f.cc.as_str()).collect::<Vec<_>>()),
-    );
-    flows.push(
-        "direction",
-        categorical(
-            &m.flows
+        let probe = &self.probe;
+        let flows = self
+            .flows
+            .iter()
+            .map(|f| {
+                let i = f.id as usize;
+                FlowRecord {
+                    flow: f.id,
+                    group: f.group.clone(),
+                    cc: f.cc.clone(),
+                    reverse: f.reverse,
+                    instance: false,
+                    started: f.started,
+                    start: Time::from_secs_f64(f.start),
+                    rtt_prop: plan.flows[i].rtt_prop,
+                    size: None,
+                    data_path: f.data_path,
+                    ack_path: f.ack_path,
+                    mss: f.mss as u32,
+                    header: f.header,
+                    init_cwnd: f.init_cwnd,
+                    completed: None,
+                    finished: None,
+                    window: FlowCounts {
+                        bytes_delivered: f.accepted * f.mss / f.size,
+                        losses: f.lost / f.size,
+                        retransmits: f.lost / f.size,
+                        timeouts: 0.0,
+                        fast_retransmits: f.loss_events as f64,
+                        back_to_back: 0.0,
+                        ecn_reductions: 0.0,
+                        recovery_s: 0.0,
+                    },
+                    cwnd_final: f.w,
+                    cwnd_at_first_drop: (!f.first_drop_cwnd.is_nan()).then_some(f.first_drop_cwnd),
+                    flight_at_first_drop: None,
+                    cov_mean: probe.cov_mean(i),
+                    cov_windows: probe.cov_windows(i),
+                    convergence: probe.convergence(i),
+                    fair_share: None,
+                }
+            })
+            .collect();
+        let _ = win;
+        Records {
+            info: RunInfo {
+                engine: EngineKind::Fluid,
+                name: sc.name.clone().unwrap_or_else(|| "unnamed".into()),
+                seed,
+                duration: sc.duration.0,
+                warmup: sc.warmup.0,
+                end: sc.duration.0,
+                wall_s,
+                events: None,
+                steps: Some(self.steps),
+                step_s: Some(self.dt),
+                bottleneck: plan.bottleneck.0 as usize,
+                bdp_bytes: plan.info.bdp_bytes,
+                mean_rtt_s: plan.info.mean_rtt,
+                packet_size: plan.info.packet_size,
+                buffer: plan.info.buffer_limit.clone(),
+                sample_interval: sc.sample_interval.map(|d| d.0),
+                fair_share_flows: sc.metrics.fair_share_flows,
+            },
+            links,
+            paths: plan
+                .paths
                 .iter()
-                .map(|f| if f.reverse { "reverse" } else { "forward" })
-                .collect::<Vec<_>>(),
-        ),
-    );
-    let col = |g: &dyn Fn(&FlowM) -> f64| Column::F64(m.flows.iter().map(g).collect());
-    let coli = |g: &dyn Fn(&FlowM) -> i64| Column::I64(m.flows.iter().map(g).collect());
-    flows.push("start_s", col(&|f| f.start));
-    flows.push("rtt_prop_s", col(&|f| f.prop));
-    flows.push("size_bytes", col(&|_| f64::NAN));
-    flows.push("goodput_bps", Column::F64(goodput.clone()));
-    flows.push(
-        "bytes_delivered",
-        coli(&|f| (f.accepted * f.mss / f.size).round() as i64),
-    );
-    flows.push("fct_s", col(&|_| f64::NAN));
-    flows.push("losses", coli(&|f| (f.lost / f.size).round() as i64));
-    flows.push("retransmits", coli(&|f| (f.lost / f.size).round() as i64));
-    flows.push("timeouts", coli(&|_| 0));
-    flows.push("fast_retransmits", coli(&|f| f.loss_events as i64));
-    flows.push("cwnd_final", col(&|f| f.w));
-    flows.push("cwnd_at_first_drop", col(&|f| f.first_drop_cwnd));
-    flows.push("flight_at_first_drop", col(&|_| f64::NAN));
-    flows.push("back_to_back", coli(&|_| 0));
-    flows.push("loss_events", coli(&|f| f.loss_events as i64));
-
-    let summary = json!({
-        "name": sc.name.clone().unwrap_or_else(|| "unnamed".into()),
-        "seed": seed,
-        "engine": "fluid",
-        "duration_s": m.duration,
-        "warmup_s": m.warmup,
-        "wall_s": wall_s,
-        "steps": m.steps,
-        "step_s": m.dt,
-        "bottleneck": m.links[0].name.clone(),
-        "bdp_bytes": m.info.bdp_bytes,
-        "bdp_pkts": if m.info.packet_size > 0.0 { m.info.bdp_bytes / m.info.packet_size } else { 0.0 },
-        "mean_rtt_s": m.info.mean_rtt,
-        "buffer": m.info.buffer_limit,
-        "links": links,
-        "flows": {
-            "count": nf,
-            "goodput_bps_total": goodput.iter().sum::<f64>(),
-            "goodput_bps_forward": fwd.iter().sum::<f64>(),
-            "jain_fairness": jain(&fwd),
-            "completed": 0,
-        },
-    });
-    Output {
-        summary,
-        series: series.into_table(),
-        flows,
-        ..Output::default()
+                .map(|p| p.iter().map(|l| l.0).collect())
+                .collect(),
+            flows,
+            congestion,
+            drops: Vec::new(),
+            series,
+            covs: self.probe.covs,
+            sources: Vec::new(),
+            workloads: Vec::new(),
+            conservation: None,
+        }
     }
 }
 
-/// Run a scenario with the fluid engine (`engine = "fluid"`).
-pub fn run(sc: &Scenario, progress: &mut dyn FnMut(f64) -> bool) -> Result<Output, RunError> {
-    run_seeded(sc, sc.seed, progress)
-}
-
-/// Run with an explicit seed in place of the scenario's (replications).
-pub fn run_seeded(
+/// Run a scenario's plan with the fluid engine, with `seed` in place of the
+/// scenario's (replications): its records.
+pub fn run(
     sc: &Scenario,
+    plan: &Plan,
     seed: u64,
     progress: &mut dyn FnMut(f64) -> bool,
-) -> Result<Output, RunError> {
+) -> Result<Records, RunError> {
     let wall = std::time::Instant::now();
-    let mut m = build(sc, seed)?;
+    let mut m = Model::routed(sc, plan, seed)?;
     let mut series = SeriesBuf::default();
     m.integrate(progress, &mut series)?;
-    Ok(collect(sc, m, series, seed, wall.elapsed().as_secs_f64()))
+    Ok(m.records(sc, plan, series, seed, wall.elapsed().as_secs_f64()))
 }
 
-/// Map `f` over `items` on `workers` threads (scoped threads pulling from a shared
-/// counter, so long and short items balance); results in input order.
-fn par_map<T: Sync, R: Send>(
-    items: &[T],
-    workers: usize,
-    f: impl Fn(usize, &T) -> R + Sync,
-) -> Vec<R> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::Mutex;
-    let n = items.len();
-    let workers = workers.clamp(1, n.max(1));
-    let next = AtomicUsize::new(0);
-    let out: Mutex<Vec<Option<R>>> = Mutex::new((0..n).map(|_| None).collect());
-    std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= n {
-                    break;
-                }
-                let r = f(i, &items[i]);
-                out.lock().unwrap()[i] = Some(r);
-            });
-        }
-    });
-    out.into_inner()
-        .unwrap()
-        .into_iter()
-        .map(|r| r.expect("every item ran"))
-        .collect()
-}
-
-/// All cores of this machine.
-pub fn all_cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |p| p.get())
-}
-
-/// Integrate many scenarios at once on all cores; results in input order.
-pub fn run_batch(scenarios: &[Scenario]) -> Vec<Result<Output, RunError>> {
-    par_map(scenarios, all_cores(), |_, sc| run(sc, &mut |_| true))
-}
-
-/// The seed of replication `k` of a scenario with seed `seed`: derived by name
-/// (`replication/k`), so replications are reproducible and independent of how many
-/// are run. 63 bits, so that it can be written back into a scenario (TOML integers
-/// are signed 64-bit).
-pub fn replication_seed(seed: u64, k: usize) -> u64 {
-    crate::random::next_u64(&mut stream(seed, &format!("replication/{k}"))) >> 1
-}
-
-/// The per-run scalars of a batch table: column name and summary path (the names of
-/// summary.json, so a batch row reads like a run's summary). `links.bottleneck.` is
-/// the summary's `bottleneck` link, whatever its name (`link1` in a parking lot).
-pub const BATCH_METRICS: &[(&str, &str)] = &[
-    ("utilization", "links.bottleneck.utilization"),
-    ("utilization_data", "links.bottleneck.utilization_data"),
-    ("throughput_bps", "links.bottleneck.throughput_bps"),
-    ("drop_rate", "links.bottleneck.drop_rate"),
-    ("queue_mean_pkts", "links.bottleneck.queue_mean_pkts"),
-    ("queue_max_pkts", "links.bottleneck.queue_max_pkts"),
-    ("queue_delay_mean_s", "links.bottleneck.queue_delay_mean_s"),
-    ("congestion_events", "links.bottleneck.congestion_events"),
-    ("sync_level_mean", "links.bottleneck.sync_level_mean"),
-    ("goodput_bps_total", "flows.goodput_bps_total"),
-    ("jain_fairness", "flows.jain_fairness"),
-    ("flows", "flows.count"),
-    ("duration_s", "duration_s"),
-    ("step_s", "step_s"),
-    ("steps", "steps"),
-    ("wall_s", "wall_s"),
-];
-
-/// A batch failed: which scenario (its index in the input) and why.
-#[derive(Debug, thiserror::Error)]
-#[error("scenarios[{index}]: {error}")]
-pub struct BatchError {
-    pub index: usize,
-    pub error: RunError,
-}
-
-/// The result of `batch`: one row per run, `BATCH_METRICS` plus `scenario` (index
-/// in the input), `replication` and `seed`; `names` has each row's scenario name.
-#[derive(Debug)]
-pub struct BatchTable {
-    pub table: Table,
-    pub names: Vec<String>,
-}
-
-/// Integrate `scenarios` × `replications` runs on `workers` threads, as one table.
-/// With one replication each scenario runs with its own seed (the row equals a
-/// single run of it); with more, replication k runs with `replication_seed(seed, k)`
-/// (the seeds `replicate` uses). Every scenario must be `engine = "fluid"`; the
-/// first failing scenario (lowest index) is reported by its index.
-pub fn batch(
-    scenarios: &[Scenario],
-    replications: usize,
-    workers: usize,
-) -> Result<BatchTable, BatchError> {
-    batch_with_progress(scenarios, replications, workers, &|_, _| true)
-}
-
-/// `batch` with `progress(done, total)` called by the workers after each run (from
-/// any of them; keep it cheap); returning false stops the batch after the runs in
-/// progress (`RunError::Interrupted`, reported at the first scenario not run).
-pub fn batch_with_progress(
-    scenarios: &[Scenario],
-    replications: usize,
-    workers: usize,
-    progress: &(dyn Fn(usize, usize) -> bool + Sync),
-) -> Result<BatchTable, BatchError> {
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    for (index, sc) in scenarios.iter().enumerate() {
-        if sc.engine != crate::scenario::Engine::Fluid {
-            return Err(BatchError {
-                index,
-                error: ScenarioError::at(
-                    "engine",
-                    "a fluid batch runs engine = \"fluid\" scenarios only",
-                )
-                .into(),
-            });
-        }
-        check_fields(sc).map_err(|e| BatchError {
-            index,
-            error: e.into(),
-        })?;
-    }
-    let reps = replications.max(1);
-    let jobs: Vec<(usize, usize, u64)> = scenarios
-        .iter()
-        .enumerate()
-        .flat_map(|(i, sc)| {
-            (0..reps).map(move |k| {
-                let seed = if reps == 1 {
-                    sc.seed
-                } else {
-                    replication_seed(sc.seed, k)
-                };
-                (i, k, seed)
-            })
-        })
-        .collect();
-    // Each worker keeps only the row, not the run's series and flow tables.
-    let (done, stop) = (AtomicUsize::new(0), AtomicBool::new(false));
-    let rows = par_map(&jobs, workers, |_, &(i, _, seed)| {
-        if stop.load(Ordering::Relaxed) {
-            return Err(RunError::Interrupted);
-        }
-        let r = run_seeded(&scenarios[i], seed, &mut |_| true).map(|o| {
-            let v: Vec<f64> = BATCH_METRICS.iter().map(|(_, p)| metric(&o, p)).collect();
-            (v, o.summary["name"].as_str().unwrap_or("").to_string())
-        });
-        if !progress(done.fetch_add(1, Ordering::Relaxed) + 1, jobs.len()) {
-            stop.store(true, Ordering::Relaxed);
-        }
-        r
-    });
-    let mut cols: Vec<Vec<f64>> = vec![Vec::with_capacity(jobs.len()); BATCH_METRICS.len()];
-    let mut names = Vec::with_capacity(jobs.len());
-    for (r, &(index, _, _)) in rows.into_iter().zip(&jobs) {
-        let (v, name) = r.map_err(|error| BatchError { index, error })?;
-        for (c, x) in cols.iter_mut().zip(v) {
-            c.push(x);
-        }
-        names.push(name);
-    }
-    let mut table = Table::default();
-    table.push(
-        "scenario",
-        Column::I64(jobs.iter().map(|j| j.0 as i64).collect()),
-    );
-    table.push(
-        "replication",
-        Column::I32(jobs.iter().map(|j| j.1 as i32).collect()),
-    );
-    table.push(
-        "seed",
-        Column::I64(jobs.iter().map(|j| j.2 as i64).collect()),
-    );
-    for ((name, _), c) in BATCH_METRICS.iter().zip(cols) {
-        table.push(name, Column::F64(c));
-    }
-    Ok(BatchTable { table, names })
-}
-
-impl BatchTable {
-    /// Per scenario: the number of runs and, for every metric, the mean and the 95 %
-    /// half-width (Student t; NaN with one run; runs where the metric is undefined,
-    /// such as `sync_level_mean` without congestion events, left out). Columns
-    /// `scenario`, `runs`, then `{metric}_mean`, `{metric}_ci95`.
-    pub fn estimates(&self) -> Table {
-        let Some(Column::I64(sc)) = self.table.get("scenario") else {
-            unreachable!("batch tables have a scenario column")
-        };
-        let mut groups: Vec<(i64, Vec<usize>)> = Vec::new();
-        for (row, &s) in sc.iter().enumerate() {
-            match groups.last_mut() {
-                Some((g, rows)) if *g == s => rows.push(row),
-                _ => groups.push((s, vec![row])),
-            }
-        }
-        let mut t = Table::default();
-        t.push(
-            "scenario",
-            Column::I64(groups.iter().map(|g| g.0).collect()),
-        );
-        t.push(
-            "runs",
-            Column::I64(groups.iter().map(|g| g.1.len() as i64).collect()),
-        );
-        for (name, _) in BATCH_METRICS {
-            let col = self.table.f64(name).expect("batch metric column");
-            let est: Vec<Estimate> = groups
-                .iter()
-                .map(|(_, rows)| {
-                    let xs: Vec<f64> = rows
-                        .iter()
-                        .map(|&r| col[r])
-                        .filter(|x| x.is_finite())
-                        .collect();
-                    Estimate::of(&xs)
-                })
-                .collect();
-            t.push(
-                &format!("{name}_mean"),
-                Column::F64(
-                    est.iter()
-                        .map(|e| if e.n > 0 { e.mean } else { f64::NAN })
-                        .collect(),
-                ),
-            );
-            t.push(
-                &format!("{name}_ci95"),
-                Column::F64(est.iter().map(|e| e.half_width).collect()),
-            );
-        }
-        t
-    }
-}
-
-/// A number in a summary by path; NaN where the summary has none (e.g. the mean
-/// synchronization level of a run without congestion events).
-fn metric(o: &Output, path: &str) -> f64 {
-    let mut v = &o.summary;
-    if let Some(rest) = path.strip_prefix("links.bottleneck.") {
-        let name = o.summary["bottleneck"].as_str().unwrap_or("bottleneck");
-        v = &v["links"][name];
-        for k in rest.split('.') {
-            v = &v[k];
-        }
-        return v.as_f64().unwrap_or(f64::NAN);
-    }
-    for k in path.split('.') {
-        v = &v[k];
-    }
-    v.as_f64().unwrap_or(f64::NAN)
-}
-
-/// Mean and 95 % confidence half-width (Student t, n − 1 degrees of freedom).
-#[derive(Clone, Copy, Debug)]
-pub struct Estimate {
-    pub mean: f64,
-    pub half_width: f64,
-    pub n: usize,
-}
-
-/// Two-sided 95 % quantile of Student's t with `df` degrees of freedom.
-pub fn t95(df: usize) -> f64 {
-    const T: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-        2.052, 2.048, 2.045, 2.042,
-    ];
-    match df {
-        0 => f64::NAN,
-        1..=30 => T[df - 1],
-        // Cornish–Fisher style expansion around the normal quantile; < 0.1 % error.
-        _ => {
-            let z: f64 = 1.959964;
-            let d = df as f64;
-            z + (z.powi(3) + z) / (4.0 * d)
-                + (5.0 * z.powi(5) + 16.0 * z.powi(3) + 3.0 * z) / (96.0 * d * d)
-        }
-    }
-}
-
-impl Estimate {
-    pub fn of(xs: &[f64]) -> Estimate {
-        let n = xs.len();
-        let mean = xs.iter().sum::<f64>() / n.max(1) as f64;
-        let half_width = if n < 2 {
-            f64::NAN
-        } else {
-            let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-            t95(n - 1) * (var / n as f64).sqrt()
-        };
-        Estimate {
-            mean,
-            half_width,
-            n,
-        }
-    }
-}
-
-/// Results of `replicate`.
-#[derive(Debug)]
-pub struct Replications {
-    pub seeds: Vec<u64>,
-    pub utilization: Estimate,
-    pub jain: Estimate,
-    pub outputs: Vec<Output>,
-}
-
-/// Run `n` replications of a scenario, seeds `replication_seed(seed, k)`, on all
-/// cores; mean and 95 % CI of bottleneck utilization and Jain fairness.
-pub fn replicate(sc: &Scenario, n: usize) -> Result<Replications, RunError> {
-    let seeds: Vec<u64> = (0..n).map(|k| replication_seed(sc.seed, k)).collect();
-    let outs = par_map(&seeds, all_cores(), |_, &s| {
-        run_seeded(sc, s, &mut |_| true)
-    });
-    let outputs: Vec<Output> = outs.into_iter().collect::<Result<_, _>>()?;
-    let u: Vec<f64> = outputs
-        .iter()
-        .map(|o| metric(o, "links.bottleneck.utilization"))
-        .collect();
-    let j: Vec<f64> = outputs
-        .iter()
-        .map(|o| o.get("flows.jain_fairness"))
-        .collect();
-    Ok(Replications {
-        seeds,
-        utilization: Estimate::of(&u),
-        jain: Estimate::of(&j),
-        outputs,
-    })
-}
-
-/// The speed benchmark: study 004 §5.2's setting — 10 HSTCP flows, 10 Gb/s, RTTs
-/// 80–260 ms (20 ms apart), buffer 0.1 BDP, X = 0.3 — 3000 s on one core (the same
-/// scenario as python/ccsim/bench.py). Returns the wall-clock seconds and the output.
-pub fn bench() -> (f64, Output) {
-    let mut text = r#"
-name = "bench-fluid"
-engine = "fluid"
-duration = "3000s"
-[topology]
-kind = "dumbbell"
-bottleneck_rate = "10Gbps"
-bottleneck_delay = "10ms"
-buffer = "0.1bdp"
-[tcp]
-init_ssthresh = 1e9
-[fluid]
-sync = { min_level = 0.3 }
-"#
-    .to_string();
-    for i in 0..10 {
-        text += &format!(
-            "[[flows]]\ncc = \"highspeed\"\nrtt = \"{}ms\"\n",
-            80 + 20 * i
-        );
-    }
-    let text = text.as_str();
-    let sc = crate::scenario::parse(text, &[]).expect("bench scenario parses");
-    let t = std::time::Instant::now();
-    let out = run(&sc, &mut |_| true).expect("bench runs");
-    (t.elapsed().as_secs_f64(), out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A two-link parking lot: flow 0 crosses links A and B, flow 1 only A, flow 2 only
-    /// B; 10 Mb/s each, RED, equal propagation RTTs (100 ms). Built from a dumbbell
-    /// scenario whose forward bottleneck becomes link A, with link B a copy of it.
-    fn parking_lot() -> (Scenario, Model) {
-        let text = r#"
-engine = "fluid"
-duration = "300s"
-warmup = "50s"
-[topology]
-kind = "dumbbell"
-bottleneck_rate = "10Mbps"
-bottleneck_delay = "10ms"
-buffer = "200pkt"
-queue = { kind = "red", min_th = "10pkt", max_th = "30pkt", max_p = 0.1 }
-[[flows]]
-count = 3
-cc = "reno"
-rtt = "100ms"
-"#;
-        let sc = crate::scenario::parse(text, &[]).unwrap();
-        let (mut m, routes) = build_unrouted(&sc, sc.seed).unwrap();
-        let d_src: Vec<f64> = routes.iter().map(|r| r[0].1).collect();
-        let mut b = m.links[0].clone();
-        b.name = "second".into();
-        m.links.push(b);
-        // Link B's queue is one bottleneck delay (10 ms) downstream of link A's.
-        m.set_route(0, &[(0, d_src[0]), (2, d_src[0] + 0.01)]);
-        m.set_route(1, &[(0, d_src[1])]);
-        m.set_route(2, &[(2, d_src[2])]);
-        m.finish_links();
-        (sc, m)
-    }
-
-    #[test]
-    fn multi_link_route_sees_both_queues() {
-        // Each link drops independently (RED early drops at its own average queue), so
-        // the long flow's loss-event rate is the sum of what the one-link flows see at
-        // each link, and every flow keeps Mathis's relation x = √(3/(2p))/RTT with its
-        // own p and RTT (its queues summed): the long flow gets ~1/√2 of the others.
-        let (sc, mut m) = parking_lot();
-        let mut series = SeriesBuf::default();
-        m.integrate(&mut |_| true, &mut series).unwrap();
-        let qd = [m.links[0].q_area, m.links[2].q_area].map(|a| a / 250.0 / m.links[0].cap);
-        let rtt = [
-            m.flows[0].prop + qd[0] + qd[1],
-            m.flows[1].prop + qd[0],
-            m.flows[2].prop + qd[1],
-        ];
-        let out = collect(&sc, m, series, 1, 0.0);
-        let g = out.flows.f64("goodput_bps").unwrap();
-        let Some(Column::I64(ev)) = out.flows.get("loss_events") else {
-            panic!()
-        };
-        let pkts: Vec<f64> = g.iter().map(|x| x * 250.0 / 8.0 / 1460.0).collect();
-        let p: Vec<f64> = (0..3).map(|i| ev[i] as f64 / pkts[i]).collect();
-        let Some(Column::I64(lost)) = out.flows.get("losses") else {
-            panic!()
-        };
-        let (da, db) = (
-            out.get("links.bottleneck.drop_rate"),
-            out.get("links.second.drop_rate"),
-        );
-        eprintln!(
-            "loss events {ev:?}, lost {lost:?}, delivered {pkts:.0?}, drop rates {da:.2e} {db:.2e}"
-        );
-        for i in 0..3 {
-            let mathis = (1.5 / p[i]).sqrt() / rtt[i];
-            let x = pkts[i] / 250.0;
-            eprintln!("flow {i}: {x:.1} pkt/s, Mathis {mathis:.1}");
-            // 10 %: with two flows per link each flow's own sawtooth moves the RED
-            // queue it sees (windows of ~40 packets), so its RTT and p vary in-cycle.
-            assert!(
-                (x / mathis - 1.0).abs() < 0.10,
-                "flow {i}: {x} pkt/s vs Mathis {mathis} (p {}, RTT {})",
-                p[i],
-                rtt[i]
-            );
-        }
-        // The long flow loses at the sum of the two links' drop rates (each drops the
-        // same fraction of every flow's arrivals).
-        let p_long = lost[0] as f64 / (lost[0] as f64 + pkts[0]);
-        assert!(
-            (p_long / (da + db) - 1.0).abs() < 0.1,
-            "long flow loses {p_long}, links drop {da} + {db}"
-        );
-        let ratio = 2.0 * g[0] / (g[1] + g[2]);
-        assert!(ratio > 0.55 && ratio < 0.85, "long/short goodput {ratio}");
-        // Both links are used, and equally (the topology is symmetric).
-        let (ua, ub) = (
-            out.get("links.bottleneck.utilization"),
-            out.get("links.second.utilization"),
-        );
-        assert!(ua > 0.8 && (ua - ub).abs() < 0.02, "{ua} {ub}");
-    }
+/// Check that a scenario's plan builds a fluid model (`run::validate`).
+pub fn check(sc: &Scenario, plan: &Plan) -> Result<(), ScenarioError> {
+    Model::routed(sc, plan, sc.seed).map(|_| ())
 }

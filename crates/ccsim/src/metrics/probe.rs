@@ -1,11 +1,28 @@
 //! The periodic metrics probe: per-flow throughput samples for the CoV (study 002
 //! §7.3) and the 1 s throughputs of the convergence time (§7.4), kept online so that a
 //! long run stores one number per flow and 5 s window, not every sample.
+//!
+//! An engine ticks it every `sample` with one `ProbeSample` per flow id; both engines
+//! do, so both report CoV and convergence with one definition.
 
 use super::convergence::reached;
 use super::cov;
-use crate::engine::Flow;
+pub use crate::records::CovSample;
 use crate::units::Time;
+
+/// What the probe needs of one flow at a tick.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ProbeSample {
+    /// In-order payload bytes delivered to the receiver so far (of the current
+    /// instance, for a workload slot).
+    pub bytes: f64,
+    pub start: Time,
+    pub started: bool,
+    /// When the receiver got the last byte.
+    pub completed: Option<Time>,
+    /// A workload slot, whose flows come and go: left out.
+    pub slot: bool,
+}
 
 /// Probe settings resolved from `[metrics]`.
 #[derive(Clone, Copy, Debug)]
@@ -26,20 +43,12 @@ pub struct ProbeConfig {
 
 #[derive(Clone, Copy, Debug, Default)]
 struct FlowProbe {
-    last_bytes: u64,
+    last_bytes: f64,
     win: cov::Window,
-    conv_bytes: u64,
+    conv_bytes: f64,
     converged: Option<Time>,
     cov_sum: f64,
     cov_n: u32,
-}
-
-/// One window's CoV of one flow.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct CovSample {
-    pub end: Time,
-    pub flow: u32,
-    pub cov: f64,
 }
 
 #[derive(Debug, Default)]
@@ -65,7 +74,7 @@ impl Probe {
     }
 
     /// One tick at `now` (a multiple of the sample interval).
-    pub fn tick(&mut self, now: Time, flows: &[Flow]) {
+    pub fn tick(&mut self, now: Time, flows: &[ProbeSample]) {
         let Some(cfg) = self.cfg else { return };
         self.ticks += 1;
         if self.flows.len() < flows.len() {
@@ -75,16 +84,15 @@ impl Probe {
         let sample_start = Time(now.0.saturating_sub(cfg.sample.0));
         for (fl, p) in flows.iter().zip(self.flows.iter_mut()) {
             // Workload slots run a new flow now and then (traffic/): no series.
-            if !fl.started || fl.slot.is_some() {
+            if !fl.started || fl.slot {
                 continue;
             }
-            let b = fl.receiver.bytes_delivered;
-            let thr = (b - p.last_bytes) as f64 * 8.0 / dt;
+            let b = fl.bytes;
+            let thr = (b - p.last_bytes) * 8.0 / dt;
             p.last_bytes = b;
             // Only samples the flow lived through entirely: a window is complete iff
             // it holds `per_window` of them.
-            let whole =
-                fl.start <= sample_start && fl.receiver.completed_at.is_none_or(|c| c >= now);
+            let whole = fl.start <= sample_start && fl.completed.is_none_or(|c| c >= now);
             if whole {
                 p.win.push(thr);
             }
@@ -113,17 +121,15 @@ impl Probe {
         }
     }
 
-    fn convergence_step(&mut self, now: Time, flows: &[Flow], cfg: ProbeConfig) {
+    fn convergence_step(&mut self, now: Time, flows: &[ProbeSample], cfg: ProbeConfig) {
         let span = (cfg.sample.0 * cfg.conv_every as u64) as f64 / 1e12;
-        let thr_of = |p: &FlowProbe, fl: &Flow| {
-            (fl.receiver.bytes_delivered - p.conv_bytes) as f64 * 8.0 / span
-        };
+        let thr_of = |p: &FlowProbe, fl: &ProbeSample| (fl.bytes - p.conv_bytes) * 8.0 / span;
         let reference = cfg
             .reference
             .filter(|&r| r < flows.len() && flows[r].started)
             .map(|r| (r, flows[r].start, thr_of(&self.flows[r], &flows[r])));
         for (i, (fl, p)) in flows.iter().zip(self.flows.iter_mut()).enumerate() {
-            if fl.slot.is_some() {
+            if fl.slot {
                 continue; // a workload slot's bytes restart with each instance
             }
             if let Some((r, r_start, r_thr)) = reference {
@@ -137,7 +143,7 @@ impl Probe {
                     p.converged = Some(now - fl.start);
                 }
             }
-            p.conv_bytes = fl.receiver.bytes_delivered;
+            p.conv_bytes = fl.bytes;
         }
     }
 

@@ -7,107 +7,113 @@
 //! belong to the same overflow episode). Per event, the synchronization is the
 //! fraction of the flows active during the event that lost at least one packet.
 
+pub use crate::records::CongestionEvent;
 use crate::units::Time;
 
-/// What was dropped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum DropKind {
-    Data = 0,
-    Ack = 1,
-    Udp = 2,
-}
-
-/// Where it was dropped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum DropCause {
-    /// By the queueing discipline (overflow, RED, CoDel, ...).
-    Queue = 0,
-    /// Bernoulli loss on the wire.
-    Wire = 1,
-    /// A scripted first-transmission drop (`flows[i].drop_segments`).
-    Scripted = 2,
-}
-
-pub const DROP_KINDS: &[&str] = &["data", "ack", "udp"];
-pub const DROP_CAUSES: &[&str] = &["queue", "wire", "scripted"];
-
-/// One drop in the log: 32 bytes, pushed only when a drop happens.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct DropRecord {
-    pub at: Time,
-    /// Segment number (data), cumulative ACK (acks) or datagram number (udp).
-    pub seq: u64,
-    pub link: u32,
-    /// Flow index (TCP) or source index (udp).
-    pub flow: u32,
-    pub kind: DropKind,
-    pub cause: DropCause,
-}
-
-/// One congestion event at a queue.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct CongestionEvent {
-    pub link: u32,
-    /// First and last drop of the event.
-    pub start: Time,
-    pub end: Time,
-    pub drops: u32,
-    /// Distinct flows that lost at least one packet.
-    pub flows_lost: u32,
-    /// Flows active at some time during the event (never fewer than `flows_lost`).
-    pub flows_active: u32,
-}
-
-impl CongestionEvent {
-    /// The event's synchronization: flows_lost / flows_active.
-    pub fn fraction(&self) -> f64 {
-        self.flows_lost as f64 / self.flows_active.max(1) as f64
+/// The gap that separates congestion events at a queue by default: the mean two-way
+/// propagation RTT of the flows crossing it (`fallback` when none does).
+pub fn default_gap(rtts: impl Iterator<Item = Time>, fallback: f64) -> Time {
+    let (mut sum, mut n) = (0.0, 0usize);
+    for r in rtts {
+        sum += r.as_secs_f64();
+        n += 1;
+    }
+    if n == 0 {
+        Time::from_secs_f64(fallback)
+    } else {
+        Time::from_secs_f64(sum / n as f64)
     }
 }
 
-/// Cut the drops of one queue (`(time, flow)`, in time order, flows `< n_flows`) into
-/// congestion events. `active(start, end)` counts the flows crossing the queue that
-/// were active at some time in `[start, end]`. `event_of[i]` receives the index (into
-/// the returned vector, offset by `first_id`) of the event drop `i` belongs to.
+/// Cuts one queue's drops into congestion events as they happen, so that a run keeps
+/// one record per event, not one per drop. Both engines feed it: the packet engine
+/// one call per dropped data packet, the fluid engine one per integration step and
+/// flow that lost fluid (with the packets' worth it lost).
+#[derive(Clone, Debug)]
+pub struct EventGrouper {
+    link: u32,
+    gap: Time,
+    events: Vec<CongestionEvent>,
+    /// Per flow: 1 + the index of the last event it lost in (sized on first use).
+    seen: Vec<u32>,
+}
+
+impl EventGrouper {
+    pub fn new(link: u32, gap: Time) -> Self {
+        EventGrouper {
+            link,
+            gap,
+            events: Vec::new(),
+            seen: Vec::new(),
+        }
+    }
+
+    pub fn gap(&self) -> Time {
+        self.gap
+    }
+
+    /// A drop of `packets` from `flow` at `at` (drops come in time order). Returns the
+    /// index of the event it belongs to: a new one when it is more than `gap` after
+    /// the previous drop.
+    pub fn push(&mut self, at: Time, flow: u32, packets: f64) -> usize {
+        let link = self.link;
+        let fresh = match self.events.last() {
+            Some(e) => {
+                debug_assert!(at >= e.end, "drops out of time order");
+                at.saturating_sub(e.end) > self.gap
+            }
+            None => true,
+        };
+        if fresh {
+            self.events.push(CongestionEvent {
+                link,
+                start: at,
+                end: at,
+                drops: 0.0,
+                flows_lost: 0,
+                flows_active: 0,
+            });
+        }
+        let k = self.events.len() - 1;
+        let e = &mut self.events[k];
+        e.end = at;
+        e.drops += packets;
+        let f = flow as usize;
+        if self.seen.len() <= f {
+            self.seen.resize(f + 1, 0);
+        }
+        if self.seen[f] != k as u32 + 1 {
+            self.seen[f] = k as u32 + 1;
+            e.flows_lost += 1;
+        }
+        k
+    }
+
+    /// The events, in time order.
+    pub fn into_events(self) -> Vec<CongestionEvent> {
+        self.events
+    }
+}
+
+/// Cut the drops of one queue (`(time, flow)`, in time order) into congestion events
+/// (`EventGrouper` over a list). `active(start, end)` counts the flows crossing the
+/// queue that were active at some time in `[start, end]`. `event_of[i]` receives the
+/// index (offset by `first_id`) of the event drop `i` belongs to.
 pub fn congestion_events(
     link: u32,
     drops: &[(Time, u32)],
     gap: Time,
-    n_flows: usize,
     mut active: impl FnMut(Time, Time) -> u32,
     first_id: usize,
     event_of: &mut Vec<i64>,
 ) -> Vec<CongestionEvent> {
-    let mut events = Vec::new();
-    // `seen[f] == k + 1`: flow f already lost in event k (no clearing between events).
-    let mut seen = vec![0usize; n_flows];
-    let mut i = 0;
-    while i < drops.len() {
-        let k = events.len();
-        let start = drops[i].0;
-        let (mut end, mut lost, mut n) = (start, 0u32, 0u32);
-        while i < drops.len() && drops[i].0 - end <= gap {
-            debug_assert!(drops[i].0 >= end, "drops out of time order");
-            end = drops[i].0;
-            let f = drops[i].1 as usize;
-            if seen[f] != k + 1 {
-                seen[f] = k + 1;
-                lost += 1;
-            }
-            n += 1;
-            event_of.push((first_id + k) as i64);
-            i += 1;
-        }
-        events.push(CongestionEvent {
-            link,
-            start,
-            end,
-            drops: n,
-            flows_lost: lost,
-            flows_active: active(start, end).max(lost),
-        });
+    let mut g = EventGrouper::new(link, gap);
+    for &(at, flow) in drops {
+        event_of.push((first_id + g.push(at, flow, 1.0)) as i64);
+    }
+    let mut events = g.into_events();
+    for e in &mut events {
+        e.flows_active = active(e.start, e.end).max(e.flows_lost);
     }
     events
 }
@@ -163,9 +169,9 @@ mod tests {
         Time::from_millis(x)
     }
 
-    fn run(drops: &[(Time, u32)], gap: Time, n: usize, active: u32) -> Vec<CongestionEvent> {
+    fn run(drops: &[(Time, u32)], gap: Time, _n: usize, active: u32) -> Vec<CongestionEvent> {
         let mut ev = Vec::new();
-        let e = congestion_events(0, drops, gap, n, |_, _| active, 0, &mut ev);
+        let e = congestion_events(0, drops, gap, |_, _| active, 0, &mut ev);
         assert_eq!(ev.len(), drops.len());
         e
     }
@@ -185,7 +191,7 @@ mod tests {
         let s = summarize(&e);
         assert_eq!(s.mean, 1.0);
         assert_eq!(s.hist[9], 10);
-        assert!(e.iter().all(|x| x.drops == 3 && x.flows_lost == 2));
+        assert!(e.iter().all(|x| x.drops == 3.0 && x.flows_lost == 2));
     }
 
     /// Two flows losing in turn, half a period apart: one of two per event, 0.5.
@@ -220,6 +226,32 @@ mod tests {
         let e = run(&[(ms(0), 0), (ms(1), 1)], ms(10), 2, 1);
         assert_eq!(e[0].flows_active, 2);
         assert_eq!(e[0].fraction(), 1.0);
+    }
+
+    /// The fluid engine feeds one weighted drop per step and flow: a continuous loss
+    /// episode is one event whose drops are the packets' worth lost, and a flow that
+    /// loses in many steps of it counts once.
+    #[test]
+    fn weighted_drops_of_a_loss_episode_make_one_event() {
+        let mut g = EventGrouper::new(3, ms(100));
+        for k in 0..50 {
+            // Steps of 1 ms: flows 0 and 1 lose in every step, flow 2 in every tenth.
+            g.push(ms(k), 0, 0.25);
+            g.push(ms(k), 1, 0.25);
+            if k % 10 == 0 {
+                assert_eq!(g.push(ms(k), 2, 0.5), 0);
+            }
+        }
+        assert_eq!(
+            g.push(ms(200), 1, 1.0),
+            1,
+            "101 ms after the last drop: a new event"
+        );
+        let e = g.into_events();
+        assert_eq!(e.len(), 2);
+        assert_eq!((e[0].link, e[0].start, e[0].end), (3, ms(0), ms(49)));
+        assert!((e[0].drops - (50.0 * 0.5 + 5.0 * 0.5)).abs() < 1e-12);
+        assert_eq!((e[0].flows_lost, e[1].flows_lost), (3, 1));
     }
 
     #[test]

@@ -19,11 +19,9 @@
 //! dumbbell's order reproduces the dumbbell exactly (tests/topology.rs).
 
 use crate::cc;
-use crate::engine::{Flow, Source, World};
 use crate::net::graph::{check_routes, graph_net, BufferPlan, LinkPlan, Net, Router};
-use crate::net::Link;
-use crate::quantity::BufferSpec;
-use crate::queue::{build_queue, Limit, QueueSpec};
+use crate::quantity::{size_bytes, BufferSpec};
+use crate::queue::{Limit, QueueSpec};
 use crate::random::{stream, Dist};
 use crate::scenario::{
     parse_rwnd, BufferUnit, CcSpec, Direction, Scenario, ScenarioError, TcpOpts, TopologyKind,
@@ -31,7 +29,6 @@ use crate::scenario::{
 use crate::sim::{LinkId, NodeId};
 use crate::tcp::pacer::PacingMode;
 use crate::tcp::{Receiver, Recovery, Sender, SenderConfig};
-use crate::traffic;
 use crate::units::{Rate, Time};
 
 /// What the build resolved, reported in the summary (for the main bottleneck).
@@ -191,15 +188,9 @@ fn pacing_mode(p: crate::scenario::Pacing) -> PacingMode {
     }
 }
 
-/// Bytes of a sampled size; negative values are packet counts (see quantity::ByteSize).
-pub fn size_bytes(v: f64, mss: u32) -> u64 {
-    let bytes = if v < 0.0 { -v * mss as f64 } else { v };
-    bytes.round().max(1.0) as u64
-}
-
 /// Who a planned TCP flow belongs to.
-#[derive(Clone, Copy, Debug)]
-enum Owner {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Owner {
     /// `flows[g]`.
     Group(usize),
     /// Slot `j` of `workloads[w]`.
@@ -236,24 +227,9 @@ fn secs(v: f64) -> Time {
     Time::from_secs_f64(v.max(0.0))
 }
 
-/// Build the world of a packet-engine scenario.
-pub fn build(sc: &Scenario) -> Result<(World, BuildInfo), ScenarioError> {
-    let layout = match sc.topology.kind {
-        TopologyKind::Dumbbell | TopologyKind::ParkingLot => chain_layout(sc)?,
-        TopologyKind::Graph => graph_layout(sc)?,
-    };
-    assemble(sc, layout)
-}
-
-/// The dumbbell builder (kept by name for callers).
-pub fn build_dumbbell(sc: &Scenario) -> Result<(World, BuildInfo), ScenarioError> {
-    build(sc)
-}
-
 /// Dumbbell and parking lot: a chain of k middle links with a host pair per flow.
-fn chain_layout(sc: &Scenario) -> Result<Layout, ScenarioError> {
+fn chain_layout(sc: &Scenario, seed: u64) -> Result<Layout, ScenarioError> {
     let t = &sc.topology;
-    let seed = sc.seed;
     let dumbbell = t.kind == TopologyKind::Dumbbell;
     let k = if dumbbell {
         1
@@ -470,7 +446,7 @@ fn chain_layout(sc: &Scenario) -> Result<Layout, ScenarioError> {
 }
 
 /// `kind = "graph"`: the listed nodes and links; flows by endpoints.
-fn graph_layout(sc: &Scenario) -> Result<Layout, ScenarioError> {
+fn graph_layout(sc: &Scenario, seed: u64) -> Result<Layout, ScenarioError> {
     let t = &sc.topology;
     let net = graph_net(sc)?;
     check_routes(sc, &net)?;
@@ -481,7 +457,7 @@ fn graph_layout(sc: &Scenario) -> Result<Layout, ScenarioError> {
         for _ in 0..grp.count {
             let i = flows.len();
             // Same stream and draw order as the chain builders (start, size).
-            let mut rng = stream(sc.seed, &format!("flow/{i}"));
+            let mut rng = stream(seed, &format!("flow/{i}"));
             let start = grp.start.as_ref().map_or(0.0, |d| d.dist.sample(&mut rng));
             let size = grp
                 .size
@@ -540,18 +516,111 @@ fn graph_layout(sc: &Scenario) -> Result<Layout, ScenarioError> {
     })
 }
 
-/// Route every flow, resolve buffers, and build the world.
-fn assemble(sc: &Scenario, lay: Layout) -> Result<(World, BuildInfo), ScenarioError> {
+/// A link of the plan, with its buffer limit resolved.
+#[derive(Clone, Debug)]
+pub struct PlannedLink {
+    pub name: String,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub rate: Rate,
+    pub delay: Time,
+    pub queue: QueueSpec,
+    pub limit: Limit,
+    /// Bernoulli loss probability on the wire.
+    pub loss: f64,
+    /// One of the topology's reported links (a dumbbell's bottleneck pair, a graph
+    /// link with `monitor`): its queue-occupancy distribution is kept.
+    pub monitor: bool,
+    /// Mean packet size (bytes on the wire) of the flows its buffer rule is based
+    /// on: the unit of a packet limit in the fluid engine.
+    pub packet_size: f64,
+}
+
+/// A TCP flow (or a workload's flow slot) of the plan.
+#[derive(Clone, Debug)]
+pub struct PlannedFlow {
+    pub owner: Owner,
+    /// Its group's name in the flow table and its algorithm's name.
+    pub group: String,
+    pub cc: String,
+    pub reverse: bool,
+    /// Start time (`Time::MAX` for a workload slot: its workload starts it).
+    pub start: Time,
+    pub size: Option<u64>,
+    /// Indices into `Plan::paths`: data src→dst, ACKs dst→src.
+    pub data_path: u32,
+    pub ack_path: u32,
+    /// Two-way propagation delay of the two paths.
+    pub rtt_prop: Time,
+    /// Index into `Plan::templates`.
+    pub template: usize,
+}
+
+/// An open-loop Poisson packet source of the plan.
+#[derive(Clone, Debug)]
+pub struct PlannedSource {
+    pub name: String,
+    pub path: u32,
+    /// Mean time between packets, s.
+    pub mean_gap: f64,
+    pub size: Dist,
+    pub start: Time,
+    pub stop: Time,
+}
+
+/// A workload of the plan: its slots (flow ids, in slot order) and the rate its
+/// offered load refers to.
+#[derive(Clone, Debug)]
+pub struct PlannedWorkload {
+    pub slots: Vec<u32>,
+    pub capacity: Rate,
+    /// Index into `Plan::templates`.
+    pub template: usize,
+}
+
+/// A scenario's network and traffic, laid out, routed and with every buffer rule
+/// resolved: what both engines build from, so that a scenario has the same links,
+/// routes, delays, starts and buffers under either.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub links: Vec<PlannedLink>,
+    pub paths: Vec<Vec<LinkId>>,
+    /// Static flows (`flows[]`, by id), then every workload's slots.
+    pub flows: Vec<PlannedFlow>,
+    /// TCP configurations: one per flow group, then one per workload.
+    pub templates: Vec<TcpTemplate>,
+    pub sources: Vec<PlannedSource>,
+    pub workloads: Vec<PlannedWorkload>,
+    /// Links reported in the summary and the series, in order (`output.links`); the
+    /// first is the bottleneck.
+    pub monitored: Vec<LinkId>,
+    pub bottleneck: LinkId,
+    pub info: BuildInfo,
+    /// Per link: how many flows' (and slots') data routes cross it.
+    pub crossers: Vec<u32>,
+}
+
+/// Lay out, route and size a scenario's network (both engines start here), drawing
+/// starts, RTTs and sizes from `seed` (the scenario's, or a replication's).
+pub fn plan(sc: &Scenario, seed: u64) -> Result<Plan, ScenarioError> {
+    let layout = match sc.topology.kind {
+        TopologyKind::Dumbbell | TopologyKind::ParkingLot => chain_layout(sc, seed)?,
+        TopologyKind::Graph => graph_layout(sc, seed)?,
+    };
+    assemble(sc, layout)
+}
+
+/// Route every flow, resolve buffers, and put the plan together.
+fn assemble(sc: &Scenario, lay: Layout) -> Result<Plan, ScenarioError> {
     let t = &sc.topology;
-    let seed = sc.seed;
     let net = &lay.net;
     let mut router = Router::new(net, lay.routing);
     let as_ids = |v: Vec<usize>| v.into_iter().map(|l| LinkId(l as u32)).collect::<Vec<_>>();
 
-    // TCP templates, one per group and per workload.
-    let mut group_tmpl = Vec::new();
+    // TCP templates, one per group, then one per workload.
+    let mut templates = Vec::new();
     for (g, grp) in sc.flows.iter().enumerate() {
-        group_tmpl.push(TcpTemplate::new(
+        templates.push(TcpTemplate::new(
             &grp.cc,
             grp.recovery.as_deref(),
             &grp.tcp,
@@ -559,9 +628,8 @@ fn assemble(sc: &Scenario, lay: Layout) -> Result<(World, BuildInfo), ScenarioEr
             &format!("flows[{g}]"),
         )?);
     }
-    let mut wl_tmpl = Vec::new();
     for (w, spec) in sc.workloads.iter().enumerate() {
-        wl_tmpl.push(TcpTemplate::new(
+        templates.push(TcpTemplate::new(
             &spec.cc,
             spec.recovery.as_deref(),
             &spec.tcp,
@@ -569,9 +637,10 @@ fn assemble(sc: &Scenario, lay: Layout) -> Result<(World, BuildInfo), ScenarioEr
             &format!("workloads[{w}]"),
         )?);
     }
-    let tmpl_of = |o: Owner| match o {
-        Owner::Group(g) => &group_tmpl[g],
-        Owner::Workload(w, _) => &wl_tmpl[w],
+    let n_groups = sc.flows.len();
+    let tmpl_index = |o: Owner| match o {
+        Owner::Group(g) => g,
+        Owner::Workload(w, _) => n_groups + w,
     };
 
     // Routes: data src→dst, ACKs dst→src.
@@ -616,7 +685,7 @@ fn assemble(sc: &Scenario, lay: Layout) -> Result<(World, BuildInfo), ScenarioEr
             info.packet_size = on
                 .iter()
                 .map(|&i| {
-                    let c = &tmpl_of(lay.flows[i].owner).cfg;
+                    let c = &templates[tmpl_index(lay.flows[i].owner)].cfg;
                     (c.mss + c.header) as f64
                 })
                 .sum::<f64>()
@@ -627,9 +696,10 @@ fn assemble(sc: &Scenario, lay: Layout) -> Result<(World, BuildInfo), ScenarioEr
     };
     let mut infos: Vec<Option<BuildInfo>> = vec![None; net.links.len()];
     let mut limits = Vec::with_capacity(net.links.len());
+    let mut pkt_sizes = Vec::with_capacity(net.links.len());
     for lp in &net.links {
-        limits.push(match &lp.buffer {
-            BufferPlan::Limit(l) => *l,
+        let (limit, size) = match &lp.buffer {
+            BufferPlan::Limit(l) => (*l, 1500.0),
             BufferPlan::Rule {
                 spec,
                 basis,
@@ -640,9 +710,14 @@ fn assemble(sc: &Scenario, lay: Layout) -> Result<(World, BuildInfo), ScenarioEr
                     infos[*basis] = Some(info_of(*basis, *twin));
                 }
                 let info = infos[*basis].as_ref().expect("computed above");
-                resolve_limit(*spec, t.buffer_unit, info, path)?
+                (
+                    resolve_limit(*spec, t.buffer_unit, info, path)?,
+                    info.packet_size,
+                )
             }
-        });
+        };
+        limits.push(limit);
+        pkt_sizes.push(size);
     }
     let bottleneck = lay.monitored.first().copied().unwrap_or(0);
     let basis = match &net.links[bottleneck].buffer {
@@ -653,65 +728,62 @@ fn assemble(sc: &Scenario, lay: Layout) -> Result<(World, BuildInfo), ScenarioEr
         Some(i) => i,
         None => info_of(basis, None),
     };
-    info.buffer_limit = match limits[bottleneck] {
-        Limit::Packets(n) => format!("{n}pkt"),
-        Limit::Bytes(b) => format!("{b}B"),
-    };
+    info.buffer_limit = limit_text(limits[bottleneck]);
 
-    let mut links: Vec<Link> = Vec::with_capacity(net.links.len());
-    for (id, (lp, &limit)) in net.links.iter().zip(&limits).enumerate() {
-        let mut link = Link::new(
-            lp.name.clone(),
-            NodeId(lp.from),
-            NodeId(lp.to),
-            lp.rate,
-            lp.delay,
-            build_queue(&lp.queue, limit, lp.rate, seed ^ ((id as u64) << 48)),
-            stream(seed, &format!("link/{id}/loss")),
-        );
-        link.loss = lp.loss;
-        links.push(link);
-    }
+    // Reported links: the layout's (its `monitor` ones), or every link.
+    let monitored: Vec<LinkId> = if sc.output.links == crate::scenario::LinkReport::All {
+        (0..net.links.len() as u32).map(LinkId).collect()
+    } else {
+        lay.monitored.iter().map(|&l| LinkId(l as u32)).collect()
+    };
+    let mut links: Vec<PlannedLink> = net
+        .links
+        .iter()
+        .zip(&limits)
+        .zip(&pkt_sizes)
+        .map(|((lp, &limit), &packet_size)| PlannedLink {
+            name: lp.name.clone(),
+            from: NodeId(lp.from),
+            to: NodeId(lp.to),
+            rate: lp.rate,
+            delay: lp.delay,
+            queue: lp.queue.clone(),
+            limit,
+            loss: lp.loss,
+            monitor: false,
+            packet_size,
+        })
+        .collect();
     for &l in &lay.monitored {
         links[l].monitor = true;
-        // Number-in-system distribution for queueing validations (bounded size).
-        let bins = match limits[l] {
-            Limit::Packets(n) => (n + 2).min(4096),
-            Limit::Bytes(b) => (b / 40 + 2).min(4096),
-        };
-        links[l].nsys_hist = vec![0; bins as usize];
     }
 
     let mut flows = Vec::with_capacity(lay.flows.len());
     let mut slots: Vec<Vec<u32>> = vec![Vec::new(); sc.workloads.len()];
     for (i, p) in lay.flows.iter().enumerate() {
         let (data_path, ack_path, rtt_prop) = routes[i];
-        let tmpl = tmpl_of(p.owner);
-        let (sender, receiver) = tmpl.endpoints(i as u32, data_path, ack_path, p.size);
-        let (group, cc_name) = match p.owner {
-            Owner::Group(g) => (
-                sc.flows[g]
-                    .name
-                    .clone()
-                    .unwrap_or_else(|| format!("group{g}")),
-                sc.flows[g].cc.name.clone(),
-            ),
-            Owner::Workload(w, _) => (
-                crate::scenario::workload::workload_name(&sc.workloads[w], w),
-                sc.workloads[w].cc.name.clone(),
-            ),
-        };
-        let mut fl = Flow::new(
-            sender, receiver, group, cc_name, p.reverse, p.start, rtt_prop, p.size,
-        );
-        match p.owner {
-            Owner::Group(g) => fl.set_forced_drops(&sc.flows[g].drop_segments),
-            Owner::Workload(w, j) => {
-                fl.slot = Some(traffic::Slot::new(w as u32, j as u32, seed));
+        let (group, cc) = match p.owner {
+            Owner::Group(g) => (sc.flows[g].group_name(g), sc.flows[g].cc.name.clone()),
+            Owner::Workload(w, _) => {
                 slots[w].push(i as u32);
+                (
+                    crate::scenario::workload::workload_name(&sc.workloads[w], w),
+                    sc.workloads[w].cc.name.clone(),
+                )
             }
-        }
-        flows.push(fl);
+        };
+        flows.push(PlannedFlow {
+            owner: p.owner,
+            group,
+            cc,
+            reverse: p.reverse,
+            start: p.start,
+            size: p.size,
+            data_path,
+            ack_path,
+            rtt_prop,
+            template: tmpl_index(p.owner),
+        });
     }
 
     // Poisson packet sources.
@@ -744,25 +816,20 @@ fn assemble(sc: &Scenario, lay: Layout) -> Result<(World, BuildInfo), ScenarioEr
             (None, Some(l)) => l * links[first].rate.as_f64(),
             _ => unreachable!("validated"),
         };
-        let mean_gap = size.mean() * 8.0 / rate_bps;
-        sources.push(Source {
+        sources.push(PlannedSource {
             name: s.name.clone().unwrap_or_else(|| format!("poisson{i}")),
             path,
-            mean_gap,
+            mean_gap: size.mean() * 8.0 / rate_bps,
             size,
-            rng: stream(seed, &format!("poisson/{i}")),
             start: s.start.map_or(Time::ZERO, |d| d.0),
             stop: s.stop.map_or(Time::MAX, |d| d.0),
-            sent: 0,
-            delivered: 0,
-            dropped: 0,
         });
     }
 
-    // Workloads: the runtime state, with the rate their load refers to.
+    // Workloads: their slots, with the rate their load refers to.
     let mut workloads = Vec::new();
-    for (w, spec) in sc.workloads.iter().enumerate() {
-        let first_slot = slots[w].first().copied().unwrap_or(0) as usize;
+    for (w, slot_ids) in slots.into_iter().enumerate() {
+        let first_slot = slot_ids.first().copied().unwrap_or(0) as usize;
         let data = &paths[routes[first_slot].0 as usize];
         // Offered load ρ is of the bottleneck: the middle links' rate in a dumbbell
         // or parking lot (not the access links that cap each flow), the slowest link
@@ -775,38 +842,37 @@ fn assemble(sc: &Scenario, lay: Layout) -> Result<(World, BuildInfo), ScenarioEr
                 .unwrap_or(Rate(1)),
             _ => t.rate(),
         };
-        let mut wl = traffic::Workload::new(
-            spec,
-            w,
-            seed,
-            wl_tmpl[w].clone(),
-            std::mem::take(&mut slots[w]),
+        workloads.push(PlannedWorkload {
+            slots: slot_ids,
             capacity,
-        );
-        wl.fair_share_flows = sc.metrics.fair_share_flows;
-        workloads.push(wl);
+            template: n_groups + w,
+        });
     }
 
-    let monitored = lay.monitored.iter().map(|&l| LinkId(l as u32)).collect();
-    let mut world = World::new(
-        links,
-        paths,
-        flows,
-        sources,
-        sc.duration.0,
-        sc.warmup.0,
-        sc.sample_interval.map(|d| d.0),
-        monitored,
-        LinkId(bottleneck as u32),
-        stream(seed, "queues"),
-    );
-    world.workloads = workloads;
-    let mut crossers = vec![0u32; world.links.len()];
+    let mut crossers = vec![0u32; links.len()];
     for &(data, _, _) in &routes {
-        for l in &world.paths[data as usize] {
+        for l in &paths[data as usize] {
             crossers[l.0 as usize] += 1;
         }
     }
-    world.crossers = crossers;
-    Ok((world, info))
+    Ok(Plan {
+        links,
+        paths,
+        flows,
+        templates,
+        sources,
+        workloads,
+        monitored,
+        bottleneck: LinkId(bottleneck as u32),
+        info,
+        crossers,
+    })
+}
+
+/// A resolved buffer limit as the summary prints it.
+pub fn limit_text(l: Limit) -> String {
+    match l {
+        Limit::Packets(n) => format!("{n}pkt"),
+        Limit::Bytes(b) => format!("{b}B"),
+    }
 }

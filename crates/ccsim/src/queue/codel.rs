@@ -13,7 +13,7 @@
 //!
 //! The buffer limit (`topology.buffer`) is enforced by tail drop at enqueue.
 
-use super::{Limit, Queue, QueueCtx};
+use super::discipline::{DropReason, Limit, Queue, QueueCtx};
 use crate::packet::Packet;
 use crate::units::Time;
 use std::collections::VecDeque;
@@ -119,7 +119,7 @@ impl CodelVars {
             Some(p)
         } else {
             st.drops += 1;
-            ctx.drops.push(p);
+            ctx.drop(p, DropReason::Aqm);
             None
         }
     }
@@ -237,7 +237,7 @@ impl Codel {
 impl Queue for Codel {
     fn enqueue(&mut self, pkt: Packet, ctx: &mut QueueCtx) {
         if self.limit.overflows(self.q.len(), self.bytes, pkt.size) {
-            ctx.drops.push(pkt);
+            ctx.drop(pkt, DropReason::Overflow);
             return;
         }
         self.maxpacket = self.maxpacket.max(pkt.size as u64);
@@ -269,6 +269,7 @@ impl Queue for Codel {
 mod tests {
     use super::*;
     use crate::packet::PktKind;
+    use crate::queue::Drops;
     use crate::random::stream;
 
     fn pkt(at: Time) -> Packet {
@@ -281,7 +282,7 @@ mod tests {
     fn control_law_spacing() {
         let mut q = Codel::new(CodelConfig::default(), Limit::Packets(1_000_000));
         let mut rng = stream(1, "codel");
-        let mut drops = Vec::new();
+        let mut drops = Drops::default();
         // Keep the head's sojourn at 50 ms: enqueue at t − 50 ms before each dequeue.
         let mut drop_times = Vec::new();
         let step = Time::from_micros(100);
@@ -326,7 +327,7 @@ mod tests {
     fn no_drops_below_target() {
         let mut q = Codel::new(CodelConfig::default(), Limit::Packets(1000));
         let mut rng = stream(1, "codel");
-        let mut drops = Vec::new();
+        let mut drops = Drops::default();
         let mut now = Time::ZERO;
         for _ in 0..10_000 {
             let mut ctx = QueueCtx {
@@ -359,7 +360,7 @@ mod tests {
             drop_next: Time::from_millis(900),
         };
         let mut rng = stream(1, "codel");
-        let mut drops = Vec::new();
+        let mut drops = Drops::default();
         let mut ctx = QueueCtx {
             now: Time::from_millis(1000),
             rng: &mut rng,

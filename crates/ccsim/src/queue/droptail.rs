@@ -1,6 +1,6 @@
 //! FIFO with tail drop, limited in packets or bytes.
 
-use super::{Limit, Queue, QueueCtx};
+use super::discipline::{DropReason, Limit, Queue, QueueCtx};
 use crate::packet::Packet;
 use std::collections::VecDeque;
 
@@ -27,7 +27,7 @@ impl DropTail {
 impl Queue for DropTail {
     fn enqueue(&mut self, pkt: Packet, ctx: &mut QueueCtx) {
         if self.limit.overflows(self.q.len(), self.bytes, pkt.size) {
-            ctx.drops.push(pkt);
+            ctx.drop(pkt, DropReason::Overflow);
         } else {
             self.bytes += pkt.size as u64;
             self.q.push_back(pkt);
@@ -50,6 +50,7 @@ impl Queue for DropTail {
 mod tests {
     use super::*;
     use crate::packet::PktKind;
+    use crate::queue::Drops;
     use crate::random::stream;
     use crate::units::Time;
 
@@ -60,7 +61,7 @@ mod tests {
     #[test]
     fn limits_in_packets_and_bytes() {
         let mut rng = stream(1, "q");
-        let mut drops = Vec::new();
+        let mut drops = Drops::default();
         let mut q = DropTail::new(Limit::Packets(2));
         let mut ctx = QueueCtx {
             now: Time::ZERO,

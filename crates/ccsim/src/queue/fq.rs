@@ -20,7 +20,7 @@
 //! No allocation per packet in steady state: a flow's queue is created when the flow
 //! is first seen and then reused, and the round-robin list holds slot indices.
 
-use super::{Limit, Queue, QueueCtx};
+use super::discipline::{DropReason, Limit, Queue, QueueCtx};
 use crate::packet::{Packet, PktKind};
 use std::collections::{HashMap, VecDeque};
 
@@ -174,7 +174,7 @@ impl Queue for Fq {
                 s.deficit = 0;
                 self.active.retain(|&j| j != l);
             }
-            ctx.drops.push(p);
+            ctx.drop(p, DropReason::Overflow);
         }
     }
 
@@ -216,6 +216,7 @@ impl Queue for Fq {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::queue::Drops;
     use crate::random::stream;
     use crate::units::Time;
 
@@ -229,7 +230,7 @@ mod tests {
         // DRR gives each the same bytes per round (3 small per large).
         let mut q = Fq::new(FqConfig::default(), Limit::Packets(10_000), 0);
         let mut rng = stream(1, "fq");
-        let mut drops = Vec::new();
+        let mut drops = Drops::default();
         let mut ctx = QueueCtx {
             now: Time::ZERO,
             rng: &mut rng,
@@ -255,7 +256,7 @@ mod tests {
     fn udp_and_tcp_flow_numbers_are_distinct_flows() {
         let mut q = Fq::new(FqConfig::default(), Limit::Packets(100), 0);
         let mut rng = stream(1, "fq");
-        let mut drops = Vec::new();
+        let mut drops = Drops::default();
         let mut ctx = QueueCtx {
             now: Time::ZERO,
             rng: &mut rng,
@@ -274,7 +275,7 @@ mod tests {
     fn overflow_drops_from_the_longest_queue() {
         let mut q = Fq::new(FqConfig::default(), Limit::Packets(10), 0);
         let mut rng = stream(1, "fq");
-        let mut drops = Vec::new();
+        let mut drops = Drops::default();
         let mut ctx = QueueCtx {
             now: Time::ZERO,
             rng: &mut rng,
@@ -322,7 +323,7 @@ mod tests {
         };
         let mut q = Fq::new(cfg, Limit::Packets(100), 42);
         let mut rng = stream(1, "fq");
-        let mut drops = Vec::new();
+        let mut drops = Drops::default();
         let mut ctx = QueueCtx {
             now: Time::ZERO,
             rng: &mut rng,

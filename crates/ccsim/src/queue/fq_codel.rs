@@ -21,8 +21,8 @@
 //! Linux does (`sch->qstats.backlog`).
 
 use super::codel::{CodelConfig, CodelSource, CodelStats, CodelVars};
+use super::discipline::{DropReason, Limit, Queue, QueueCtx};
 use super::fq::{flow_key, hash_key, over};
-use super::{Limit, Queue, QueueCtx};
 use crate::packet::Packet;
 use std::collections::VecDeque;
 
@@ -170,7 +170,7 @@ impl Queue for FqCodel {
             self.pkts -= 1;
             self.bytes -= p.size as u64;
             self.overflow_drops += 1;
-            ctx.drops.push(p);
+            ctx.drop(p, DropReason::Overflow);
         }
     }
 
@@ -244,6 +244,7 @@ impl Queue for FqCodel {
 mod tests {
     use super::*;
     use crate::packet::PktKind;
+    use crate::queue::Drops;
     use crate::random::stream;
     use crate::units::Time;
 
@@ -270,7 +271,7 @@ mod tests {
         let mut q = FqCodel::new(cfg(), Limit::Packets(1000), 9);
         let (bulk, sparse) = distinct_pair(&q);
         let mut rng = stream(1, "fqc");
-        let mut drops = Vec::new();
+        let mut drops = Drops::default();
         let mut ctx = QueueCtx {
             now: Time::ZERO,
             rng: &mut rng,
@@ -293,7 +294,7 @@ mod tests {
         let mut q = FqCodel::new(cfg(), Limit::Packets(10), 9);
         let (a, b) = distinct_pair(&q);
         let mut rng = stream(1, "fqc");
-        let mut drops = Vec::new();
+        let mut drops = Drops::default();
         let mut ctx = QueueCtx {
             now: Time::ZERO,
             rng: &mut rng,
@@ -320,7 +321,7 @@ mod tests {
         let mut q = FqCodel::new(cfg(), Limit::Packets(100_000), 9);
         let (bulk, light) = distinct_pair(&q);
         let mut rng = stream(1, "fqc");
-        let mut drops = Vec::new();
+        let mut drops = Drops::default();
         let tx = Time::from_micros(1200); // 1500 B at 10 Mb/s
         let mut now = Time::ZERO;
         let (mut light_delay, mut light_n) = (0.0, 0);

@@ -26,7 +26,7 @@
 //! and keeps the packet (RFC 3168 §5). The physical buffer (`topology.buffer`) is
 //! enforced by tail drop after RED has accepted the packet.
 
-use super::{Limit, Queue, QueueCtx};
+use super::discipline::{DropReason, Limit, Queue, QueueCtx};
 use crate::packet::Packet;
 use crate::random::unit;
 use crate::units::{Rate, Time};
@@ -282,13 +282,13 @@ impl Queue for Red {
                 } else {
                     self.early_drops += 1;
                 }
-                ctx.drops.push(pkt);
+                ctx.drop(pkt, DropReason::Aqm);
                 return;
             }
             None => {}
         }
         if self.limit.overflows(self.q.len(), self.bytes, pkt.size) {
-            ctx.drops.push(pkt);
+            ctx.drop(pkt, DropReason::Overflow);
             return;
         }
         self.bytes += pkt.size as u64;
@@ -320,6 +320,7 @@ impl Queue for Red {
 mod tests {
     use super::*;
     use crate::packet::PktKind;
+    use crate::queue::Drops;
     use crate::random::{exponential, stream};
 
     fn pkt(size: u32) -> Packet {
@@ -411,7 +412,7 @@ mod tests {
         let rate = Rate(12_000_000); // 1500 B in 1 ms
         let mut r = Red::new(RedConfig::default(), Limit::Packets(1000), rate);
         let mut rng = stream(1, "red");
-        let mut drops = Vec::new();
+        let mut drops = Drops::default();
         let mut ctx = QueueCtx {
             now: Time::ZERO,
             rng: &mut rng,
@@ -445,7 +446,7 @@ mod tests {
         };
         let mut r = Red::new(cfg, Limit::Packets(1_000_000), Rate(10_000_000));
         let mut rng = stream(3, "red");
-        let mut drops = Vec::new();
+        let mut drops = Drops::default();
         let mut ctx = QueueCtx {
             now: Time::ZERO,
             rng: &mut rng,
@@ -494,7 +495,7 @@ mod tests {
             let mut r = Red::new(RedConfig::default(), Limit::Packets(100_000), rate);
             let mut rng = stream(11 + i as u64, "red/test");
             let mut qrng = stream(11 + i as u64, "red/q");
-            let mut drops = Vec::new();
+            let mut drops = Drops::default();
             let mean_gap = service.as_secs_f64() / load;
             let mut now = Time::ZERO;
             let mut busy_until = Time::ZERO;

@@ -56,7 +56,7 @@
 //!   negative feedback; a packet whose header already holds less than this router's
 //!   p_i − n_i is charged only what it takes (`residue_pos_fbk_`, `residue_neg_fbk_`).
 
-use super::{Limit, Queue, QueueCtx};
+use super::discipline::{DropReason, Limit, Queue, QueueCtx};
 use crate::packet::{Packet, PktKind};
 use crate::units::{Rate, Time};
 use std::collections::VecDeque;
@@ -350,7 +350,7 @@ impl Queue for Xcp {
     fn enqueue(&mut self, pkt: Packet, ctx: &mut QueueCtx) {
         self.on_arrival(&pkt, ctx.now);
         if self.limit.overflows(self.q.len(), self.bytes, pkt.size) {
-            ctx.drops.push(pkt);
+            ctx.drop(pkt, DropReason::Overflow);
         } else {
             self.bytes += pkt.size as u64;
             self.q.push_back(pkt);
@@ -381,6 +381,7 @@ impl Queue for Xcp {
 mod tests {
     use super::*;
     use crate::packet::XcpHeader;
+    use crate::queue::Drops;
     use crate::random::stream;
 
     /// An XCP data packet of `size` bytes from a flow with window `cwnd` bytes and
@@ -409,7 +410,7 @@ mod tests {
         span: Time,
     ) -> Option<f32> {
         let mut rng = stream(1, "q");
-        let mut drops = Vec::new();
+        let mut drops = Drops::default();
         let mut fb = None;
         for i in 0..n {
             let mut ctx = QueueCtx {
@@ -585,7 +586,7 @@ mod tests {
     #[test]
     fn persistent_queue_is_the_minimum_seen() {
         let mut rng = stream(1, "q");
-        let mut drops = Vec::new();
+        let mut drops = Drops::default();
         let mut x = Xcp::new(XcpConfig::ORIGINAL, Limit::Packets(1000), RATE);
         let mut now = Time::ZERO;
         // A standing queue of 20 packets with traffic flowing through for 100 ms:
@@ -650,7 +651,7 @@ mod tests {
         );
         let mut fb = Vec::new();
         let mut rng = stream(1, "q");
-        let mut drops = Vec::new();
+        let mut drops = Drops::default();
         for i in 0..200u64 {
             let mut ctx = QueueCtx {
                 now: Time::from_millis(10) + Time::from_micros(50 * i),
@@ -689,7 +690,7 @@ mod tests {
         let mut p = data(1000, 50_000.0, 0.1);
         p.xcp_mut().unwrap().feedback = -3.0;
         let mut rng = stream(1, "q");
-        let mut drops = Vec::new();
+        let mut drops = Drops::default();
         let mut ctx = QueueCtx {
             now: Time::from_millis(10),
             rng: &mut rng,

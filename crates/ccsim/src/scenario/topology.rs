@@ -2,7 +2,6 @@
 //! buffers, and the checks of these fields that need no built network (routes are
 //! checked when `net` lays the network out).
 
-use super::{Direction, Scenario};
 use crate::error::ScenarioError;
 use crate::quantity::{BufferSpec, DistSpec, Dur, RateQ, Secs};
 use crate::queue::QueueSpec;
@@ -142,7 +141,7 @@ pub enum Routing {
     Delay,
 }
 
-fn positive_rate(r: Option<RateQ>, path: &str) -> Result<(), ScenarioError> {
+pub fn positive_rate(r: Option<RateQ>, path: &str) -> Result<(), ScenarioError> {
     match r {
         Some(r) if r.0.bps() == 0 => Err(ScenarioError::at(
             path,
@@ -150,193 +149,6 @@ fn positive_rate(r: Option<RateQ>, path: &str) -> Result<(), ScenarioError> {
         )),
         _ => Ok(()),
     }
-}
-
-/// The fields each topology kind needs and allows, checked with their paths. Routes
-/// (a graph's endpoints joined both ways, unique link names) are checked when the
-/// network is laid out (`net::graph::check_routes`).
-pub fn check_topology(sc: &Scenario) -> Result<(), ScenarioError> {
-    let t = &sc.topology;
-    let kind = t.kind.name();
-    let not_here = |field: &str| {
-        ScenarioError::at(
-            &format!("topology.{field}"),
-            format!("not a field of kind = \"{kind}\""),
-        )
-    };
-    match t.kind {
-        TopologyKind::Dumbbell | TopologyKind::ParkingLot => {
-            for (present, field) in [
-                (t.bottleneck_rate.is_none(), "bottleneck_rate"),
-                (t.bottleneck_delay.is_none(), "bottleneck_delay"),
-                (t.buffer.is_none(), "buffer"),
-            ] {
-                if present {
-                    return Err(ScenarioError::at(
-                        &format!("topology.{field}"),
-                        format!("missing (required for kind = \"{kind}\")"),
-                    ));
-                }
-            }
-            positive_rate(t.bottleneck_rate, "topology.bottleneck_rate")?;
-            if !t.nodes.is_empty() {
-                return Err(not_here("nodes"));
-            }
-            if !t.links.is_empty() {
-                return Err(not_here("links"));
-            }
-            if t.routing != Routing::Hops {
-                return Err(not_here("routing"));
-            }
-            let k = match (t.kind, t.middle_links) {
-                (TopologyKind::Dumbbell, Some(_)) => return Err(not_here("middle_links")),
-                (TopologyKind::Dumbbell, None) => 1,
-                (_, None) => {
-                    return Err(ScenarioError::at(
-                        "topology.middle_links",
-                        "missing (required for kind = \"parking_lot\")",
-                    ))
-                }
-                (_, Some(0)) => {
-                    return Err(ScenarioError::at(
-                        "topology.middle_links",
-                        "must be at least 1",
-                    ))
-                }
-                (_, Some(k)) => k,
-            };
-            let d = t.delay().as_secs_f64();
-            for (i, g) in sc.flows.iter().enumerate() {
-                let p = format!("flows[{i}]");
-                for (set, f) in [(g.src.is_some(), "src"), (g.dst.is_some(), "dst")] {
-                    if set {
-                        return Err(ScenarioError::at(
-                            &format!("{p}.{f}"),
-                            format!("endpoints are for kind = \"graph\"; this is \"{kind}\""),
-                        ));
-                    }
-                }
-                let (a, b) = check_span(g.span, t.kind, k, &format!("{p}.span"))?;
-                check_rtt(g.rtt.as_ref().map(|r| &r.dist), (b - a + 1) as f64 * d, &p)?;
-            }
-            for (i, s) in sc.poisson.iter().enumerate() {
-                if s.src.is_some() || s.dst.is_some() {
-                    return Err(ScenarioError::at(
-                        &format!("poisson[{i}].src"),
-                        "endpoints are for kind = \"graph\"; use link or direction",
-                    ));
-                }
-            }
-        }
-        TopologyKind::Graph => {
-            for (present, field) in [
-                (t.bottleneck_rate.is_some(), "bottleneck_rate"),
-                (t.bottleneck_delay.is_some(), "bottleneck_delay"),
-                (t.middle_links.is_some(), "middle_links"),
-                (t.access_rate.is_some(), "access_rate"),
-                (t.access_delay.is_some(), "access_delay"),
-                (t.access_buffer.is_some(), "access_buffer"),
-                (t.loss != 0.0, "loss"),
-                (t.reverse_loss != 0.0, "reverse_loss"),
-            ] {
-                if present {
-                    return Err(not_here(field));
-                }
-            }
-            if t.links.is_empty() {
-                return Err(ScenarioError::at(
-                    "topology.links",
-                    "a graph needs at least one link",
-                ));
-            }
-            for (i, n) in t.nodes.iter().enumerate() {
-                if t.nodes[..i].contains(n) {
-                    return Err(ScenarioError::at(
-                        &format!("topology.nodes[{i}]"),
-                        format!("\"{n}\" is listed twice"),
-                    ));
-                }
-            }
-            for (i, l) in t.links.iter().enumerate() {
-                let p = format!("topology.links[{i}]");
-                positive_rate(Some(l.rate), &format!("{p}.rate"))?;
-                positive_rate(l.reverse_rate, &format!("{p}.reverse_rate"))?;
-                if l.from == l.to {
-                    return Err(ScenarioError::at(
-                        &format!("{p}.to"),
-                        format!("a link joins two different nodes, got \"{}\" twice", l.to),
-                    ));
-                }
-                for (name, v) in [("loss", l.loss), ("reverse_loss", l.reverse_loss)] {
-                    if !(0.0..1.0).contains(&v) {
-                        return Err(ScenarioError::at(
-                            &format!("{p}.{name}"),
-                            format!("a loss probability must be in [0, 1), got {v}"),
-                        ));
-                    }
-                }
-                node_index(t, &l.from, &format!("{p}.from"))?;
-                node_index(t, &l.to, &format!("{p}.to"))?;
-                if l.buffer.or(t.buffer).is_none() {
-                    return Err(ScenarioError::at(
-                        &format!("{p}.buffer"),
-                        "missing: give the link a buffer or set topology.buffer",
-                    ));
-                }
-            }
-            for (i, g) in sc.flows.iter().enumerate() {
-                check_endpoints(t, &g.src, &g.dst, &format!("flows[{i}]"))?;
-            }
-            for (i, w) in sc.workloads.iter().enumerate() {
-                check_endpoints(t, &w.src, &w.dst, &format!("workloads[{i}]"))?;
-            }
-            for (i, s) in sc.poisson.iter().enumerate() {
-                let p = format!("poisson[{i}]");
-                match (&s.link, &s.src, &s.dst) {
-                    (Some(_), None, None) => {}
-                    (None, Some(a), Some(b)) => {
-                        let two = t.nodes.contains(a) && t.nodes.contains(b) && a != b;
-                        if !two {
-                            return Err(ScenarioError::at(
-                                &format!("{p}.src"),
-                                "src and dst must be two different nodes of topology.nodes",
-                            ));
-                        }
-                    }
-                    _ => {
-                        return Err(ScenarioError::at(
-                            &p,
-                            "in a graph, give either link or both src and dst",
-                        ))
-                    }
-                }
-            }
-            for (i, g) in sc.flows.iter().enumerate() {
-                let p = format!("flows[{i}]");
-                for (set, f) in [
-                    (g.rtt.is_some(), "rtt"),
-                    (g.access_delay.is_some(), "access_delay"),
-                    (g.span.is_some(), "span"),
-                ] {
-                    if set {
-                        return Err(ScenarioError::at(
-                            &format!("{p}.{f}"),
-                            "not used in a graph: delays come from the links, routes from src and dst",
-                        ));
-                    }
-                }
-            }
-        }
-    }
-    for (i, s) in sc.poisson.iter().enumerate() {
-        if s.link.is_some() && s.direction != Direction::Forward {
-            return Err(ScenarioError::at(
-                &format!("poisson[{i}].direction"),
-                "the link already says where the packets go",
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// The index of node `name` in `topology.nodes`, or an error at `path` listing some.
@@ -360,7 +172,7 @@ pub fn node_index(t: &Topology, name: &str, path: &str) -> Result<u32, ScenarioE
 
 /// Graph endpoints `src`/`dst` of a flow group or workload at path `p`: two
 /// different named nodes. (Routes between them are checked by `net`.)
-fn check_endpoints(
+pub fn check_endpoints(
     t: &Topology,
     src: &Option<String>,
     dst: &Option<String>,

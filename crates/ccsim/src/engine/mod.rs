@@ -1,16 +1,26 @@
 //! The packet engine: the world (arenas of links, flows and sources addressed by
-//! typed ids), the event loop, and the handlers.
+//! typed ids), the event loop, and the handlers. It measures, and reports what it
+//! measured as `records` (`report.rs`); it computes no metric of its own beyond the
+//! online accumulators of `metrics` (the CoV probe, congestion-event grouping).
+//!
+//! An event's path: a sender's packet enters the first link of its route
+//! (`link_input`); the link queues it or starts transmitting it (`net::Link`); at the
+//! end of its propagation (`Arrive`) it enters the next link, or is delivered to the
+//! receiver, whose ACK travels back the same way to the sender.
 
-use crate::metrics::fairness::JainSums;
-use crate::metrics::probe::Probe;
-use crate::metrics::sync::{DropCause, DropKind, DropRecord};
-use crate::metrics::{SeriesBuf, SeriesMetric};
-use crate::net::{Link, LinkCounters};
+mod build;
+mod report;
+
+use crate::metrics::probe::{Probe, ProbeSample};
+use crate::metrics::sync::EventGrouper;
+use crate::net::{Link, Offer, TcpTemplate};
 use crate::packet::{Packet, PktKind};
-use crate::queue::QueueCtx;
+use crate::queue::{DropReason, Drops, QueueCtx};
 use crate::random::{Dist, Rng};
+use crate::records::{DropKind, DropRecord, FlowRecord, SeriesBuf, SeriesMetric};
 use crate::sim::{Event, EventQueue, FlowId, LinkId, SourceId};
 use crate::tcp::{Receiver, Sender};
+use crate::traffic::{Action, Workload};
 use crate::units::Time;
 
 /// Per-flow counters snapshotted at the warmup.
@@ -26,6 +36,8 @@ pub struct FlowSnap {
     pub recovery_time: Time,
 }
 
+/// A TCP flow: its endpoints and what the engine counts of it. A workload's flow
+/// slot is a `Flow` too, reused by one instance after another.
 pub struct Flow {
     pub sender: Sender,
     pub receiver: Receiver,
@@ -57,8 +69,11 @@ pub struct Flow {
     /// Packets of this flow (data and ACKs) in the network now; a workload slot is
     /// reused only at zero (traffic/).
     pub in_net: u32,
-    /// Set for the slots of dynamic workloads (traffic/).
-    pub slot: Option<crate::traffic::Slot>,
+    /// A workload's slot: (workload, slot index).
+    pub slot: Option<(u32, u32)>,
+    /// A workload instance: its fair rate (bit/s) when it started and the hop of its
+    /// data route that set it (the ideal latency's fair share).
+    pub fair_share: Option<(f64, u32)>,
 }
 
 impl Flow {
@@ -104,6 +119,7 @@ impl Flow {
             last_sample_bytes: 0,
             in_net: 0,
             slot: None,
+            fair_share: None,
         }
     }
 
@@ -134,6 +150,7 @@ impl Flow {
         self.pace_sched = None;
         self.last_sample_bytes = 0;
     }
+
     fn counters(&self) -> FlowSnap {
         FlowSnap {
             bytes_delivered: self.receiver.bytes_delivered,
@@ -144,6 +161,22 @@ impl Flow {
             back_to_back: self.sender.stats.back_to_back,
             ecn_reductions: self.sender.stats.ecn_reductions,
             recovery_time: self.sender.stats.recovery_time,
+        }
+    }
+
+    /// Counters since the warmup (or since this instance started).
+    pub fn window(&self) -> FlowSnap {
+        let c = self.counters();
+        let s = &self.snap;
+        FlowSnap {
+            bytes_delivered: c.bytes_delivered - s.bytes_delivered,
+            losses: c.losses - s.losses,
+            retransmits: c.retransmits - s.retransmits,
+            timeouts: c.timeouts - s.timeouts,
+            fast_retransmits: c.fast_retransmits - s.fast_retransmits,
+            back_to_back: c.back_to_back - s.back_to_back,
+            ecn_reductions: c.ecn_reductions - s.ecn_reductions,
+            recovery_time: c.recovery_time - s.recovery_time,
         }
     }
 }
@@ -166,9 +199,23 @@ pub struct Source {
 /// Snapshot of a link at the warmup.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LinkSnap {
-    pub c: LinkCounters,
+    pub c: crate::net::LinkCounters,
     pub busy: (u128, u128),
 }
+
+/// Which drops the engine keeps in its log (the events table).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DropLogging {
+    /// None (congestion events are grouped as drops happen, without a log).
+    #[default]
+    Off,
+    /// Every drop anywhere (events.parquet).
+    All,
+}
+
+/// Returned by the progress callback to stop a run early.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Interrupted;
 
 pub struct World {
     pub now: Time,
@@ -183,109 +230,52 @@ pub struct World {
     /// Links whose statistics and series are reported, and the main bottleneck.
     pub monitored: Vec<LinkId>,
     pub bottleneck: LinkId,
-    pub link_snap: Vec<LinkSnap>,
-    pub series: SeriesBuf,
+    link_snap: Vec<LinkSnap>,
+    series: SeriesBuf,
     last_busy: Vec<u128>,
     pub injected: u64,
     pub delivered: u64,
     pub dropped: u64,
     out: Vec<Packet>,
-    drops: Vec<Packet>,
+    drops: Drops,
     qrng: Rng,
     pub ended: bool,
     /// Some flow has `drop_segments` (checked once, not per packet, when false).
     any_forced_drops: bool,
     /// Count each flow's packets in the network (`Flow::in_net`): only workloads,
     /// which reuse flow slots, need it.
-    pub(crate) track_in_net: bool,
+    track_in_net: bool,
     /// Periodic metrics probe (CoV, convergence); off unless configured.
     pub probe: Probe,
-    /// Which drops are logged into `drop_log` (loss synchronization, events.parquet).
+    probe_scratch: Vec<ProbeSample>,
+    /// Per link: the congestion-event grouper of its queue (monitored links only).
+    groupers: Vec<Option<EventGrouper>>,
+    /// Which drops are logged into `drop_log` (events.parquet).
     pub drop_logging: DropLogging,
-    /// Drops in time order, pushed only when a drop happens.
     pub drop_log: Vec<DropRecord>,
     /// pcap taps of chosen links.
     pub pcap: Option<crate::pcap::Taps>,
-    /// Per monitored link (by link index): drops at the last sample (series).
+    /// Per link: drops at the last sample (series).
     last_drops: Vec<u64>,
-    /// Per flow: throughput of the last sample interval (scratch for the series).
-    thr_scratch: Vec<f64>,
-    /// Per link: fairness sums of the last sample interval (scratch).
-    fair_scratch: Vec<JainSums>,
+    /// TCP configurations of the groups and workloads (new workload instances).
+    templates: Vec<TcpTemplate>,
     /// Dynamic workloads (traffic/) and their finished flows.
-    pub workloads: Vec<crate::traffic::Workload>,
-    pub finished: Vec<crate::traffic::FlowRecord>,
+    pub workloads: Vec<Workload>,
+    /// Per workload, the flow id of each slot.
+    slot_ids: Vec<Vec<u32>>,
+    finished: Vec<FlowRecord>,
+    actions: Vec<Action>,
     /// Per link: how many flows' (and slots') data routes cross it.
-    pub crossers: Vec<u32>,
+    crossers: Vec<u32>,
+    /// `metrics.fair_share_flows`.
+    fair_share_flows: Option<u32>,
+    /// The scenario's name and seed, and what the plan resolved (for the records).
+    name: String,
+    seed: u64,
+    info: crate::net::BuildInfo,
 }
-
-/// Which drops the engine logs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum DropLogging {
-    #[default]
-    Off,
-    /// TCP data drops at the queues of monitored links (loss synchronization).
-    MonitoredQueues,
-    /// Every drop anywhere (events.parquet).
-    All,
-}
-
-/// Returned by the progress callback to stop a run early.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Interrupted;
 
 impl World {
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        links: Vec<Link>,
-        paths: Vec<Vec<LinkId>>,
-        flows: Vec<Flow>,
-        sources: Vec<Source>,
-        duration: Time,
-        warmup: Time,
-        sample_interval: Option<Time>,
-        monitored: Vec<LinkId>,
-        bottleneck: LinkId,
-        qrng: Rng,
-    ) -> Self {
-        let nl = links.len();
-        World {
-            now: Time::ZERO,
-            events: EventQueue::default(),
-            links,
-            paths,
-            flows,
-            sources,
-            duration,
-            warmup,
-            sample_interval,
-            monitored,
-            bottleneck,
-            link_snap: vec![LinkSnap::default(); nl],
-            series: SeriesBuf::default(),
-            last_busy: vec![0; nl],
-            injected: 0,
-            delivered: 0,
-            dropped: 0,
-            out: Vec::with_capacity(256),
-            drops: Vec::with_capacity(64),
-            qrng,
-            ended: false,
-            any_forced_drops: false,
-            track_in_net: false,
-            probe: Probe::default(),
-            drop_logging: DropLogging::Off,
-            drop_log: Vec::new(),
-            pcap: None,
-            last_drops: vec![0; nl],
-            thr_scratch: Vec::new(),
-            fair_scratch: Vec::new(),
-            workloads: Vec::new(),
-            finished: Vec::new(),
-            crossers: Vec::new(),
-        }
-    }
-
     fn prime(&mut self) {
         for i in 0..self.flows.len() {
             if self.flows[i].slot.is_some() {
@@ -294,7 +284,12 @@ impl World {
             let at = self.flows[i].start;
             self.events.schedule(at, Event::FlowStart(FlowId(i as u32)));
         }
-        self.prime_workloads();
+        for w in 0..self.workloads.len() {
+            let mut acts = std::mem::take(&mut self.actions);
+            self.workloads[w].prime(&mut acts);
+            self.run_actions(w as u32, &mut acts);
+            self.actions = acts;
+        }
         for i in 0..self.sources.len() {
             let s = &mut self.sources[i];
             let gap = crate::random::exponential(&mut s.rng, s.mean_gap);
@@ -347,7 +342,7 @@ impl World {
             Event::DelAck(f, g) => self.on_delack(f, g),
             Event::FlowStart(f) => self.on_flow_start(f),
             Event::SourceEmit(s) => self.on_source(s),
-            Event::Workload(w, f) => self.on_workload(w, f),
+            Event::Workload(w, j) => self.on_workload(w, j),
             Event::Sample => self.on_sample(),
             Event::Probe => self.on_probe(),
             Event::Warmup => self.on_warmup(),
@@ -360,76 +355,79 @@ impl World {
 
     /// A packet reaches the input of link `l`.
     #[inline]
-    fn link_input(&mut self, l: LinkId, mut pkt: Packet) {
+    fn link_input(&mut self, l: LinkId, pkt: Packet) {
         let now = self.now;
         // A transmission ending at this very instant frees its slot before this
         // arrival is judged (ACK clocking makes such ties systematic).
-        {
-            let link = &self.links[l.0 as usize];
-            if link.txdone_pending && now >= link.busy_until {
-                self.on_txdone(l);
-            }
+        if self.links[l.0 as usize].txdone_due(now) {
+            self.on_txdone(l);
         }
         let link = &mut self.links[l.0 as usize];
-        link.c.arrivals += 1;
-        link.account(now);
-        if now >= link.busy_until && link.queue.is_empty() {
-            link.c.dequeued += 1;
-            // The discipline still sees the packet (XCP: input traffic, feedback).
-            if link.pass_through {
-                let mut ctx = QueueCtx {
-                    now,
-                    rng: &mut self.qrng,
-                    drops: &mut self.drops,
-                };
-                link.queue.pass_through(&mut pkt, &mut ctx);
-            }
-            if let Some(taps) = self.pcap.as_mut() {
-                taps.capture(l.0 as usize, now, &pkt);
-            }
-            match link.start_tx(pkt, now) {
-                Ok(Some(at)) => self.events.schedule(at, Event::Arrive(l)),
-                Ok(None) => {}
-                Err(p) => self.on_wire_loss(l, p),
-            }
-            return;
-        }
-        pkt.enq_at = now;
-        let mut ctx = QueueCtx {
+        let mut cx = QueueCtx {
             now,
             rng: &mut self.qrng,
             drops: &mut self.drops,
         };
-        link.queue.enqueue(pkt, &mut ctx);
-        let qp = link.queue.len_pkts();
-        if qp > link.max_pkts {
-            link.max_pkts = qp;
-        }
-        let qb = link.queue.len_bytes();
-        if qb > link.max_bytes {
-            link.max_bytes = qb;
-        }
-        if !link.txdone_pending && qp > 0 {
-            link.txdone_pending = true;
-            let at = link.busy_until.max(now);
-            self.events.schedule(at, Event::TxDone(l));
+        match link.offer(pkt, now, &mut cx) {
+            Offer::Transmit(pkt) => {
+                self.transmit(l, pkt);
+                return;
+            }
+            Offer::Queued(Some(at)) => self.events.schedule(at, Event::TxDone(l)),
+            Offer::Queued(None) => {}
         }
         if !self.drops.is_empty() {
             self.flush_drops(l);
         }
     }
 
+    /// Start transmitting `pkt` on link `l` now.
+    #[inline]
+    fn transmit(&mut self, l: LinkId, pkt: Packet) {
+        let now = self.now;
+        if let Some(taps) = self.pcap.as_mut() {
+            taps.capture(l.0 as usize, now, &pkt);
+        }
+        match self.links[l.0 as usize].start_tx(pkt, now) {
+            Ok(Some(at)) => self.events.schedule(at, Event::Arrive(l)),
+            Ok(None) => {}
+            Err(p) => self.on_wire_loss(l, p),
+        }
+    }
+
+    fn on_txdone(&mut self, l: LinkId) {
+        let now = self.now;
+        let mut cx = QueueCtx {
+            now,
+            rng: &mut self.qrng,
+            drops: &mut self.drops,
+        };
+        if let Some(pkt) = self.links[l.0 as usize].next_to_send(now, &mut cx) {
+            self.transmit(l, pkt);
+            if let Some(at) = self.links[l.0 as usize].next_txdone() {
+                self.events.schedule(at, Event::TxDone(l));
+            }
+        }
+        if !self.drops.is_empty() {
+            self.flush_drops(l);
+        }
+    }
+
+    /// Count and report what link `l`'s discipline just dropped.
     fn flush_drops(&mut self, l: LinkId) {
         let mut drops = std::mem::take(&mut self.drops);
-        self.links[l.0 as usize].c.drops += drops.len() as u64;
-        let log = match self.drop_logging {
-            DropLogging::Off => false,
-            DropLogging::MonitoredQueues => self.links[l.0 as usize].monitor,
-            DropLogging::All => true,
-        };
-        for p in drops.drain(..) {
-            if log && (self.drop_logging == DropLogging::All || p.kind == PktKind::Data) {
-                self.log_drop(l.0, &p, DropCause::Queue);
+        let li = l.0 as usize;
+        self.links[li].count_drops(&drops);
+        let now = self.now;
+        for (p, reason) in drops.drain() {
+            let mut event = -1;
+            if p.kind == PktKind::Data {
+                if let Some(g) = self.groupers[li].as_mut() {
+                    event = g.push(now, p.flow, 1.0) as i64;
+                }
+            }
+            if self.drop_logging == DropLogging::All {
+                self.log_drop(l.0, &p, reason, event);
             }
             self.on_drop(p);
         }
@@ -439,13 +437,13 @@ impl World {
     /// A packet lost on the wire of link `l`.
     fn on_wire_loss(&mut self, l: LinkId, p: Packet) {
         if self.drop_logging == DropLogging::All {
-            self.log_drop(l.0, &p, DropCause::Wire);
+            self.log_drop(l.0, &p, DropReason::Wire, -1);
         }
         self.on_drop(p);
     }
 
     #[cold]
-    fn log_drop(&mut self, link: u32, p: &Packet, cause: DropCause) {
+    fn log_drop(&mut self, link: u32, p: &Packet, reason: DropReason, event: i64) {
         let kind = match p.kind {
             PktKind::Data => DropKind::Data,
             PktKind::Ack => DropKind::Ack,
@@ -457,43 +455,9 @@ impl World {
             link,
             flow: p.flow,
             kind,
-            cause,
+            reason,
+            event,
         });
-    }
-
-    fn on_txdone(&mut self, l: LinkId) {
-        let now = self.now;
-        let link = &mut self.links[l.0 as usize];
-        if now < link.busy_until || !link.txdone_pending {
-            return; // superseded: this departure was already served at an arrival's tie
-        }
-        link.txdone_pending = false;
-        link.account(now);
-        let mut ctx = QueueCtx {
-            now,
-            rng: &mut self.qrng,
-            drops: &mut self.drops,
-        };
-        if let Some(pkt) = link.queue.dequeue(&mut ctx) {
-            link.c.sojourn_ps += (now - pkt.enq_at).0 as u128;
-            link.c.dequeued += 1;
-            if let Some(taps) = self.pcap.as_mut() {
-                taps.capture(l.0 as usize, now, &pkt);
-            }
-            match link.start_tx(pkt, now) {
-                Ok(Some(at)) => self.events.schedule(at, Event::Arrive(l)),
-                Ok(None) => {}
-                Err(p) => self.on_wire_loss(l, p),
-            }
-            let link = &mut self.links[l.0 as usize];
-            if !link.queue.is_empty() {
-                link.txdone_pending = true;
-                self.events.schedule(link.busy_until, Event::TxDone(l));
-            }
-        }
-        if !self.drops.is_empty() {
-            self.flush_drops(l);
-        }
     }
 
     fn on_arrive(&mut self, l: LinkId) {
@@ -538,7 +502,7 @@ impl World {
         }
     }
 
-    pub(crate) fn inject_out(&mut self) {
+    fn inject_out(&mut self) {
         let mut out = std::mem::take(&mut self.out);
         for p in out.drain(..) {
             self.injected += 1;
@@ -550,7 +514,7 @@ impl World {
                     let first = self.paths[p.path as usize]
                         .first()
                         .map_or(u32::MAX, |l| l.0);
-                    self.log_drop(first, &p, DropCause::Scripted);
+                    self.log_drop(first, &p, DropReason::Scripted, -1);
                 }
                 self.on_drop(p);
                 continue;
@@ -590,7 +554,7 @@ impl World {
         }
     }
 
-    pub(crate) fn on_flow_start(&mut self, f: FlowId) {
+    fn on_flow_start(&mut self, f: FlowId) {
         let i = f.0 as usize;
         self.flows[i].started = true;
         self.flows[i].sender.start(self.now, &mut self.out);
@@ -697,6 +661,132 @@ impl World {
         self.forward(pkt);
     }
 
+    // ---- workloads (traffic/) ------------------------------------------------
+
+    /// Carry out a workload's actions, in order.
+    fn run_actions(&mut self, w: u32, acts: &mut Vec<Action>) {
+        for a in acts.drain(..) {
+            match a {
+                Action::Wake { at, slot } => self.events.schedule(at, Event::Workload(w, slot)),
+                Action::Start { slot, size } => self.start_instance(w, slot, size),
+            }
+        }
+    }
+
+    /// A workload wake-up: a Poisson arrival, or a node's next flow being due.
+    fn on_workload(&mut self, w: u32, slot: u32) {
+        let mut acts = std::mem::take(&mut self.actions);
+        let (flows, ids) = (&self.flows, &self.slot_ids[w as usize]);
+        let draining = |j: u32| flows[ids[j as usize] as usize].in_net > 0;
+        self.workloads[w as usize].on_wake(slot, self.now, self.warmup, draining, &mut acts);
+        self.run_actions(w, &mut acts);
+        self.actions = acts;
+    }
+
+    /// Start a new flow of `size` bytes in slot `j` of workload `w`.
+    fn start_instance(&mut self, w: u32, j: u32, size: u64) {
+        let now = self.now;
+        let f = self.slot_ids[w as usize][j as usize];
+        let fair = self.fair_share_at_start(f);
+        let fl = &self.flows[f as usize];
+        let tmpl = &self.templates[self.workload_template(w)];
+        let (sender, receiver) =
+            tmpl.endpoints(f, fl.sender.data_path, fl.receiver.ack_path, Some(size));
+        let fl = &mut self.flows[f as usize];
+        fl.reset_instance(sender, receiver, now, Some(size));
+        fl.fair_share = Some(fair);
+        self.on_flow_start(FlowId(f));
+    }
+
+    fn workload_template(&self, w: u32) -> usize {
+        self.templates.len() - self.workloads.len() + w as usize
+    }
+
+    /// Called after a slot's sender processed an ACK.
+    #[inline]
+    fn check_finished(&mut self, f: usize) {
+        let fl = &self.flows[f];
+        let Some((w, j)) = fl.slot else { return };
+        if !self.workloads[w as usize].slots[j as usize].busy || !fl.sender.done() {
+            return;
+        }
+        let now = self.now;
+        let mut rec = self.instance_record(f);
+        rec.finished = Some(now);
+        self.finished.push(rec);
+        let drained = self.flows[f].in_net == 0;
+        let mut acts = std::mem::take(&mut self.actions);
+        self.workloads[w as usize].on_finished(j, now, drained, &mut acts);
+        self.run_actions(w, &mut acts);
+        self.actions = acts;
+    }
+
+    /// A packet of flow `f` left the network (delivered or dropped).
+    #[inline]
+    fn net_leave(&mut self, f: usize) {
+        if !self.track_in_net {
+            return;
+        }
+        let fl = &mut self.flows[f];
+        fl.in_net -= 1;
+        if fl.in_net == 0 {
+            if let Some((w, j)) = fl.slot {
+                self.slot_drained(w, j);
+            }
+        }
+    }
+
+    #[cold]
+    fn slot_drained(&mut self, w: u32, j: u32) {
+        let mut acts = std::mem::take(&mut self.actions);
+        self.workloads[w as usize].on_drained(j, self.now, &mut acts);
+        self.run_actions(w, &mut acts);
+        self.actions = acts;
+    }
+
+    /// The fair share of a flow starting now in slot `f`: over the links of its data
+    /// route, the least of link rate / flows sharing it. A link no other flow's data
+    /// crosses (the slot's own access links) is not shared; on the others the flows
+    /// are `metrics.fair_share_flows`, or the flows in progress now that cross it,
+    /// this one included (the rule of `summary`'s ideal latencies).
+    fn fair_share_at_start(&self, f: u32) -> (f64, u32) {
+        let fixed = self.fair_share_flows;
+        let mine = &self.paths[self.flows[f as usize].sender.data_path as usize];
+        let mut count = vec![1u32; mine.len()];
+        if fixed.is_none() {
+            for (i, other) in self.flows.iter().enumerate() {
+                let active = match other.slot {
+                    Some((w, j)) => self.workloads[w as usize].slots[j as usize].busy,
+                    None => other.started && other.receiver.completed_at.is_none(),
+                };
+                if i == f as usize || !active {
+                    continue;
+                }
+                for l in &self.paths[other.sender.data_path as usize] {
+                    for (h, m) in mine.iter().enumerate() {
+                        if m == l {
+                            count[h] += 1;
+                        }
+                    }
+                }
+            }
+        }
+        let (mut best, mut hop) = (f64::INFINITY, 0);
+        for (h, l) in mine.iter().enumerate() {
+            let shared = self.crossers[l.0 as usize] > 1;
+            let n = match fixed {
+                Some(m) if shared => m.max(1),
+                Some(_) => 1,
+                None => count[h],
+            };
+            let fair = self.links[l.0 as usize].rate.as_f64() / n as f64;
+            if fair < best {
+                (best, hop) = (fair, h as u32);
+            }
+        }
+        (best, hop)
+    }
+
     // ---- measurement -------------------------------------------------------
 
     fn on_sample(&mut self) {
@@ -729,12 +819,10 @@ impl World {
             self.series
                 .push_link(t, l.0, SeriesMetric::Drops, (d - last) as f64);
         }
-        self.thr_scratch.clear();
         for (i, fl) in self.flows.iter_mut().enumerate() {
             let b = fl.receiver.bytes_delivered;
             let thr = (b - fl.last_sample_bytes) as f64 * 8.0 / iv.as_secs_f64();
             fl.last_sample_bytes = b;
-            self.thr_scratch.push(thr);
             self.series
                 .push_flow(t, i as u32, SeriesMetric::Throughput, thr);
             self.series
@@ -742,46 +830,28 @@ impl World {
             self.series
                 .push_flow(t, i as u32, SeriesMetric::Ssthresh, fl.sender.st.ssthresh);
         }
-        self.sample_fairness(t, now.saturating_sub(iv));
         if now + iv <= self.duration {
             self.events.schedule(now + iv, Event::Sample);
         }
     }
 
-    /// RTT-normalized Jain fairness, per monitored link, of the last interval's
-    /// throughputs of the flows whose data crosses it and that were active in it.
-    fn sample_fairness(&mut self, t: f64, since: Time) {
-        // One pass over the flows, accumulating into each monitored link they cross:
-        // O(flows × path length), not O(links × flows).
-        let mut acc = std::mem::take(&mut self.fair_scratch);
-        acc.clear();
-        acc.resize(self.links.len(), JainSums::default());
-        for (fl, &thr) in self.flows.iter().zip(&self.thr_scratch) {
-            let active = fl.started
-                && fl.start <= since
-                && fl.receiver.completed_at.is_none_or(|c| c > self.now);
-            if active {
-                let y = thr * fl.rtt_prop.as_secs_f64();
-                for l in &self.paths[fl.sender.data_path as usize] {
-                    if self.links[l.0 as usize].monitor {
-                        acc[l.0 as usize].add(y);
-                    }
-                }
-            }
-        }
-        for &l in &self.monitored {
-            let a = &acc[l.0 as usize];
-            if !a.is_empty() {
-                self.series
-                    .push_link(t, l.0, SeriesMetric::JainRtt, a.value());
-            }
-        }
-        self.fair_scratch = acc;
+    fn probe_tick(&mut self) {
+        let mut samples = std::mem::take(&mut self.probe_scratch);
+        samples.clear();
+        samples.extend(self.flows.iter().map(|fl| ProbeSample {
+            bytes: fl.receiver.bytes_delivered as f64,
+            start: fl.start,
+            started: fl.started,
+            completed: fl.receiver.completed_at,
+            slot: fl.slot.is_some(),
+        }));
+        self.probe.tick(self.now, &samples);
+        self.probe_scratch = samples;
     }
 
     fn on_probe(&mut self) {
         let now = self.now;
-        self.probe.tick(now, &self.flows);
+        self.probe_tick();
         if let Some(iv) = self.probe.interval() {
             if now + iv <= self.duration {
                 self.events.schedule(now + iv, Event::Probe);
@@ -813,7 +883,7 @@ impl World {
             self.on_sample();
         }
         if due(self.probe.interval()) {
-            self.probe.tick(now, &self.flows);
+            self.probe_tick();
         }
         for link in &mut self.links {
             link.account(now);
@@ -821,23 +891,13 @@ impl World {
         self.ended = true;
     }
 
+    /// The workload flow instances that finished so far.
+    pub fn finished(&self) -> &[FlowRecord] {
+        &self.finished
+    }
+
     /// Packets inside the network now (queues and propagation).
     pub fn in_flight(&self) -> u64 {
         self.links.iter().map(|l| l.held()).sum()
-    }
-
-    pub fn flow_window(&self, i: usize) -> FlowSnap {
-        let fl = &self.flows[i];
-        let c = fl.counters();
-        FlowSnap {
-            bytes_delivered: c.bytes_delivered - fl.snap.bytes_delivered,
-            losses: c.losses - fl.snap.losses,
-            retransmits: c.retransmits - fl.snap.retransmits,
-            timeouts: c.timeouts - fl.snap.timeouts,
-            fast_retransmits: c.fast_retransmits - fl.snap.fast_retransmits,
-            back_to_back: c.back_to_back - fl.snap.back_to_back,
-            ecn_reductions: c.ecn_reductions - fl.snap.ecn_reductions,
-            recovery_time: c.recovery_time - fl.snap.recovery_time,
-        }
     }
 }

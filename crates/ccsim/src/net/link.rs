@@ -1,0 +1,278 @@
+//! A link as one unit: its queueing discipline, the transmitter, the propagation
+//! pipe and the statistics they keep (htsim's queue + pipe, ns-3's `QueueDisc`
+//! wrapper that counts what the discipline decides). The engine offers it packets and
+//! schedules what it says; the counts, the queue-length integrals and the per-queue
+//! conservation (arrived = departed + dropped + stored) are kept here.
+
+use crate::packet::{Packet, PktKind};
+use crate::queue::{DropReason, Drops, Queue, QueueCtx};
+use crate::random::Rng;
+use crate::records::QueueBalance;
+use crate::sim::NodeId;
+use crate::units::{Rate, Time};
+use std::collections::VecDeque;
+
+/// Cumulative counters of a link since time zero. Window metrics are differences of
+/// two snapshots (at warmup and at the end), so no per-packet clipping is needed.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LinkCounters {
+    pub arrivals: u64,
+    /// Dropped by the discipline, in all and for lack of room (the rest are AQM
+    /// decisions).
+    pub drops: u64,
+    pub drops_overflow: u64,
+    pub random_losses: u64,
+    pub tx_pkts: u64,
+    pub tx_bytes: u64,
+    pub tx_data_pkts: u64,
+    /// Picoseconds the transmitter was busy (all packets / data packets only).
+    pub busy_ps: u128,
+    pub busy_data_ps: u128,
+    /// Time integrals of queue length (packets·ps and bytes·ps).
+    pub q_area_pkts: u128,
+    pub q_area_bytes: u128,
+    /// Sum of queueing delays of dequeued packets (ps) and how many (packets that
+    /// found the link idle count, with no delay).
+    pub sojourn_ps: u128,
+    pub dequeued: u64,
+}
+
+/// What became of a packet offered to a link.
+#[derive(Debug)]
+pub enum Offer {
+    /// The link was idle with an empty queue: the caller transmits it now
+    /// (`start_tx`).
+    Transmit(Packet),
+    /// Queued (or dropped: see the drops). `Some(t)`: the caller schedules the
+    /// transmitter's next departure at `t`.
+    Queued(Option<Time>),
+}
+
+pub struct Link {
+    pub name: String,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub rate: Rate,
+    pub delay: Time,
+    pub queue: Box<dyn Queue>,
+    /// `queue.sees_every_packet()`, cached.
+    pub pass_through: bool,
+    /// The transmitter is busy until this time.
+    pub busy_until: Time,
+    cur_start: Time,
+    cur_is_data: bool,
+    /// A TxDone event is pending (only while the queue is non-empty).
+    pub txdone_pending: bool,
+    /// Packets in propagation, with their arrival time at the far end (FIFO).
+    pub pipe: VecDeque<(Time, Packet)>,
+    /// Bernoulli loss probability on the wire.
+    pub loss: f64,
+    pub rng: Rng,
+    /// Report this link's statistics and series.
+    pub monitor: bool,
+    pub c: LinkCounters,
+    last_account: Time,
+    /// Time-weighted histogram of the number in system (queue + in service), in ps,
+    /// for queueing validations; the last bin collects everything above.
+    pub nsys_hist: Vec<u128>,
+    /// Maxima since the last reset (the warmup).
+    pub max_pkts: usize,
+    pub max_bytes: u64,
+}
+
+impl Link {
+    pub fn new(
+        name: String,
+        from: NodeId,
+        to: NodeId,
+        rate: Rate,
+        delay: Time,
+        queue: Box<dyn Queue>,
+        rng: Rng,
+    ) -> Self {
+        Link {
+            name,
+            from,
+            to,
+            rate,
+            delay,
+            pass_through: queue.sees_every_packet(),
+            queue,
+            busy_until: Time::ZERO,
+            cur_start: Time::ZERO,
+            cur_is_data: false,
+            txdone_pending: false,
+            pipe: VecDeque::new(),
+            loss: 0.0,
+            rng,
+            monitor: false,
+            c: LinkCounters::default(),
+            last_account: Time::ZERO,
+            nsys_hist: Vec::new(),
+            max_pkts: 0,
+            max_bytes: 0,
+        }
+    }
+
+    /// Integrate queue length and the number in system up to `now`. Call before
+    /// every change of the queue or of the transmitter.
+    #[inline]
+    pub fn account(&mut self, now: Time) {
+        let last = self.last_account;
+        if now <= last {
+            return;
+        }
+        let dt = (now - last).0 as u128;
+        let qp = self.queue.len_pkts();
+        self.c.q_area_pkts += qp as u128 * dt;
+        self.c.q_area_bytes += self.queue.len_bytes() as u128 * dt;
+        if !self.nsys_hist.is_empty() {
+            let busy_end = self.busy_until.clamp(last, now);
+            let top = self.nsys_hist.len() - 1;
+            self.nsys_hist[(qp + 1).min(top)] += (busy_end - last).0 as u128;
+            self.nsys_hist[qp.min(top)] += (now - busy_end).0 as u128;
+        }
+        self.last_account = now;
+    }
+
+    /// Busy time of the transmitter up to `now`, in ps (all, data-only).
+    pub fn busy_at(&self, now: Time) -> (u128, u128) {
+        let cur = if self.busy_until > self.cur_start {
+            (self.busy_until.min(now).saturating_sub(self.cur_start)).0 as u128
+        } else {
+            0
+        };
+        let cur = if now > self.cur_start { cur } else { 0 };
+        (
+            self.c.busy_ps + cur,
+            self.c.busy_data_ps + if self.cur_is_data { cur } else { 0 },
+        )
+    }
+
+    /// Start transmitting `pkt` now. `Ok(Some(t))`: the pipe was empty and the caller
+    /// must schedule an Arrive event at `t`; `Err(pkt)`: lost on the wire.
+    #[inline]
+    pub fn start_tx(&mut self, mut pkt: Packet, now: Time) -> Result<Option<Time>, Packet> {
+        // Close the previous transmission's busy time.
+        let prev = (self.busy_until.saturating_sub(self.cur_start)).0 as u128;
+        self.c.busy_ps += prev;
+        if self.cur_is_data {
+            self.c.busy_data_ps += prev;
+        }
+        let tx = self.rate.tx_time(pkt.size as u64);
+        self.cur_start = now;
+        self.busy_until = now + tx;
+        self.cur_is_data = pkt.kind != PktKind::Ack;
+        self.c.tx_pkts += 1;
+        self.c.tx_bytes += pkt.size as u64;
+        if pkt.is_data() {
+            self.c.tx_data_pkts += 1;
+        }
+        if self.loss > 0.0 && crate::random::unit(&mut self.rng) < self.loss {
+            self.c.random_losses += 1;
+            return Err(pkt);
+        }
+        pkt.hop += 1;
+        let at = self.busy_until + self.delay;
+        let was_empty = self.pipe.is_empty();
+        self.pipe.push_back((at, pkt));
+        Ok(was_empty.then_some(at))
+    }
+
+    /// A packet reaches the link's input at `now` (the transmitter was freed first if
+    /// a departure was due at this instant: see `txdone_due`).
+    #[inline]
+    pub fn offer(&mut self, mut pkt: Packet, now: Time, cx: &mut QueueCtx) -> Offer {
+        self.c.arrivals += 1;
+        self.account(now);
+        if now >= self.busy_until && self.queue.is_empty() {
+            self.c.dequeued += 1;
+            // The discipline still sees the packet (XCP: input traffic, feedback).
+            if self.pass_through {
+                self.queue.pass_through(&mut pkt, cx);
+            }
+            return Offer::Transmit(pkt);
+        }
+        pkt.enq_at = now;
+        self.queue.enqueue(pkt, cx);
+        let qp = self.queue.len_pkts();
+        if qp > self.max_pkts {
+            self.max_pkts = qp;
+        }
+        let qb = self.queue.len_bytes();
+        if qb > self.max_bytes {
+            self.max_bytes = qb;
+        }
+        if !self.txdone_pending && qp > 0 {
+            self.txdone_pending = true;
+            return Offer::Queued(Some(self.busy_until.max(now)));
+        }
+        Offer::Queued(None)
+    }
+
+    /// A departure is pending and the transmitter is free at `now`.
+    #[inline]
+    pub fn txdone_due(&self, now: Time) -> bool {
+        self.txdone_pending && now >= self.busy_until
+    }
+
+    /// The transmitter finished at `now`: the next packet to transmit, if the
+    /// discipline gives one. `None` also when this departure was already served (an
+    /// arrival at the same instant took it first).
+    #[inline]
+    pub fn next_to_send(&mut self, now: Time, cx: &mut QueueCtx) -> Option<Packet> {
+        if now < self.busy_until || !self.txdone_pending {
+            return None;
+        }
+        self.txdone_pending = false;
+        self.account(now);
+        let pkt = self.queue.dequeue(cx)?;
+        self.c.sojourn_ps += (now - pkt.enq_at).0 as u128;
+        self.c.dequeued += 1;
+        Some(pkt)
+    }
+
+    /// After a transmission from the queue began: when the next departure is due, if
+    /// packets wait.
+    #[inline]
+    pub fn next_txdone(&mut self) -> Option<Time> {
+        if self.queue.is_empty() {
+            return None;
+        }
+        self.txdone_pending = true;
+        Some(self.busy_until)
+    }
+
+    /// Count what the discipline dropped in the last call.
+    #[inline]
+    pub fn count_drops(&mut self, drops: &Drops) {
+        self.c.drops += drops.len() as u64;
+        self.c.drops_overflow += drops
+            .reasons()
+            .iter()
+            .filter(|&&r| r == DropReason::Overflow)
+            .count() as u64;
+        debug_assert!(self.balance().ok(), "queue {} lost a packet", self.name);
+    }
+
+    /// The queue's conservation since time zero: every packet that arrived has left
+    /// (idle pass or dequeue), been dropped by the discipline, or is stored.
+    pub fn balance(&self) -> QueueBalance {
+        QueueBalance {
+            arrived: self.c.arrivals as f64,
+            departed: self.c.dequeued as f64,
+            dropped: self.c.drops as f64,
+            stored: self.queue.len_pkts() as f64,
+        }
+    }
+
+    /// Packets currently held by this link (queue + propagation).
+    pub fn held(&self) -> u64 {
+        self.queue.len_pkts() as u64 + self.pipe.len() as u64
+    }
+
+    pub fn reset_maxima(&mut self) {
+        self.max_pkts = self.queue.len_pkts();
+        self.max_bytes = self.queue.len_bytes();
+    }
+}
