@@ -99,12 +99,14 @@ pub fn next_u64(rng: &mut Rng) -> u64 {
     rng.next_u64()
 }
 
-/// The seed of replication `k` of a scenario with seed `seed`: derived by name
-/// (`replication/k`), so replications are reproducible and independent of how many
-/// are run. 63 bits, so that it can be written back into a scenario (TOML integers
-/// are signed 64-bit).
+/// The seed of replication `k` of a run whose seed is `seed`: `seed + k` (modulo
+/// 2^63, so that it can be written back into a scenario: TOML integers are signed
+/// 64-bit). The one rule of every sweep, batch and replication: every point of a
+/// sweep sees the same seeds (common random numbers), and replication k is the run
+/// `--set seed=<seed + k>` reproduces by hand. Streams are derived from the seed by
+/// hashing (`stream`), so consecutive seeds give unrelated streams.
 pub fn replication_seed(seed: u64, k: usize) -> u64 {
-    next_u64(&mut stream(seed, &format!("replication/{k}"))) >> 1
+    seed.wrapping_add(k as u64) & (u64::MAX >> 1)
 }
 
 #[cfg(test)]
