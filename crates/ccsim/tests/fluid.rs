@@ -511,7 +511,7 @@ fn packet_only_fields_are_rejected_by_name() {
         ("flows[0].recovery=\"sack\"", "flows[0].recovery"),
         ("tcp.pacing=\"rate\"", "tcp.pacing"),
         ("flows[0].tcp.min_rto=\"1s\"", "flows[0].tcp.min_rto"),
-        ("metrics.cov_window=\"5s\"", "metrics.cov_window"),
+        ("metrics.fair_share_flows=2", "metrics.fair_share_flows"),
     ] {
         let e = ccsim::run(ONE_AIMD, &[set.into()]).unwrap_err().to_string();
         assert!(
