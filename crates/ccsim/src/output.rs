@@ -370,7 +370,7 @@ fn collect(sc: &Scenario, w: &mut World, info: &BuildInfo, wall_s: f64) -> Outpu
         retx.push(c.retransmits as i64);
         tos.push(c.timeouts as i64);
         frs.push(c.fast_retransmits as i64);
-        cwnd.push(f.sender.st.cwnd);
+        cwnd.push(f.sender.cwnd());
         b2b.push(c.back_to_back as i64);
         ecn_red.push(c.ecn_reductions as i64);
         rec_time.push(c.recovery_time.as_secs_f64());

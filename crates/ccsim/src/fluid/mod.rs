@@ -2,16 +2,17 @@
 //! RTT R_i(t) = propagation + queueing delay, per link a queue q_l(t) with its buffer
 //! limit, the Misra–Gong–Towsley equations with delayed feedback (history buffers), the
 //! drop-tail (study 004 eq. 5) or RED loss law, per algorithm its increase/decrease law
-//! (`laws`), and the loss-synchronization module of study 004 §4.3 (`sync`).
+//! (the rate form in `cc/`, `cc::fluid_law`), and the loss-synchronization module of
+//! study 004 §4.3 (`sync`).
 //!
 //! Units inside: windows in packets (segments), rates and queues in bytes, time in
 //! seconds. Integration is a fixed-step explicit scheme with an exact per-step mass
 //! balance at the queues (so queues stay in [0, limit] and bytes are conserved).
 //! See docs/fluid.md for the equations and the choices made.
 
-pub mod laws;
 pub mod sync;
 
+use crate::cc::{fluid_law, AnyFluidLaw, FluidLaw};
 use crate::metrics::{categorical, jain, Column, SeriesBuf, SeriesMetric, Table};
 use crate::net::topology::{resolve_limit, BuildInfo};
 use crate::output::{Output, RunError};
@@ -20,7 +21,6 @@ use crate::queue::{Limit, QueueSpec};
 use crate::random::{stream, Rng};
 use crate::scenario::fluid::{check_fields, FluidSpec, Level, Policy};
 use crate::scenario::{parse_rwnd, Direction, Scenario, ScenarioError};
-use laws::{Law, LawState};
 use serde_json::{json, Map, Value};
 
 /// Integration step for a scenario. Default: min propagation RTT / 100. Why: the
@@ -84,8 +84,7 @@ impl FluidRed {
 
 /// A flow of the fluid model.
 struct FlowM {
-    law: Law,
-    st: LawState,
+    law: AnyFluidLaw,
     group: String,
     cc: String,
     reverse: bool,
@@ -367,8 +366,9 @@ fn build_unrouted(sc: &Scenario, seed: u64) -> Result<(Model, Vec<Route>), Scena
     let mut flows = Vec::with_capacity(plans.len());
     for p in plans.iter() {
         let g = &sc.flows[p.group];
-        let law = Law::from_spec(&g.cc)
+        let mut law = fluid_law(&g.cc.name, &g.cc.params)
             .map_err(|e| ScenarioError::at(&format!("flows[{}].cc", p.group), e))?;
+        law.start(p.start, p.prop);
         let opts = g.tcp.over(&sc.tcp);
         let (size, mss) = pkt_of(p.group);
         let prop = p.prop;
@@ -380,7 +380,6 @@ fn build_unrouted(sc: &Scenario, seed: u64) -> Result<(Model, Vec<Route>), Scena
         };
         flows.push(FlowM {
             law,
-            st: LawState::new(&law, p.start, prop),
             group: g
                 .name
                 .clone()
@@ -538,7 +537,7 @@ impl Model {
             if !f.started {
                 f.started = true;
                 f.w = f.init_cwnd.min(f.w_cap);
-                f.st = LawState::new(&f.law, t, f.prop);
+                f.law.start(t, f.prop);
             }
             // R_i(t) = propagation + Σ queueing delays on the route.
             let mut r = f.prop;
@@ -546,7 +545,7 @@ impl Model {
                 r += qdelay[l];
             }
             f.rtt = r;
-            f.st.observe_rtt(r);
+            f.law.observe_rtt(r);
 
             // Loss signal one feedback delay late (filed in the calendar by the queue).
             let lost = std::mem::take(&mut f.cal[f.c_pos]);
@@ -571,7 +570,7 @@ impl Model {
                     if f.first_drop_cwnd.is_nan() {
                         f.first_drop_cwnd = f.w;
                     }
-                    f.w = f.law.on_loss(&mut f.st, f.w, t);
+                    f.w = f.law.on_loss(f.w, t);
                     f.ssthresh = f.w;
                     f.next_reduce = t + r;
                     if measuring {
@@ -584,10 +583,17 @@ impl Model {
             if f.w < f.ssthresh {
                 f.w += f.w * dt / r;
                 if f.w >= f.ssthresh {
-                    f.law.on_exit_slow_start(&mut f.st, f.w, t);
+                    f.law.on_exit_slow_start(f.w, t);
                 }
             } else {
-                f.w = f.law.grow(&mut f.st, f.w, t, r, dt);
+                let w = f.law.grow(f.w, t, r, dt);
+                // A law that lowers the window in congestion avoidance (Vegas, FAST,
+                // Compound) lowers ssthresh with it, as its per-ACK form does, so that
+                // slow start does not undo the decrease.
+                if w < f.ssthresh {
+                    f.ssthresh = w;
+                }
+                f.w = w;
             }
             // Cap at the receive window; also catches NaN (cannot arise from the laws,
             // but state must stay finite).
