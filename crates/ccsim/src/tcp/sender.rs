@@ -704,3 +704,255 @@ impl Sender {
         self.try_send(now, out);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::build;
+    use std::sync::{Arc, Mutex};
+
+    const T0: Time = Time::ZERO;
+
+    fn ms(x: u64) -> Time {
+        Time::from_millis(x)
+    }
+
+    fn config(recovery: Recovery, window: f64) -> SenderConfig {
+        SenderConfig {
+            mss: 1000,
+            header: 40,
+            init_cwnd: window,
+            init_ssthresh: window,
+            rwnd: u64::MAX,
+            min_rto: ms(200),
+            max_rto: Time::from_secs(60),
+            initial_rto: Time::from_secs(1),
+            timestamps: true,
+            dupthresh: 3,
+            recovery,
+            pacing: PacingMode::None,
+            ecn: true,
+            cwnd_validation: false,
+        }
+    }
+
+    /// A bulk sender in congestion avoidance that has just sent segments 0..window at
+    /// t = 0 (cwnd = ssthresh = window, Reno's law).
+    fn sender_open(recovery: Recovery, window: f64) -> (Sender, Vec<Packet>) {
+        let cc = build("reno", &Default::default()).unwrap();
+        let mut s = Sender::new(config(recovery, window), cc, 0, 0, None);
+        let mut out = Vec::new();
+        s.start(T0, &mut out);
+        assert_eq!(out.len(), window as usize);
+        (s, out)
+    }
+
+    /// A cumulative ACK of everything below `seq`, echoing the timestamp of t = 0.
+    fn ack(seq: u64, now: Time) -> Packet {
+        let mut p = Packet::new(PktKind::Ack, 0, 1, seq, 40, 0, now);
+        p.ts_ecr = T0;
+        p
+    }
+
+    /// The duplicate ACKs for segment 0 lost out of 0..10 (segments 1..=n arrived).
+    fn dupacks(s: &mut Sender, n: u64, out: &mut Vec<Packet>) {
+        for k in 1..=n {
+            let mut p = ack(0, ms(100) + Time::from_micros(k));
+            p.set_sack(&[(1, 1 + k as u32)]);
+            s.on_ack(&p, p.ts_val, out);
+        }
+    }
+
+    fn retransmits(out: &[Packet]) -> Vec<u64> {
+        out.iter().filter(|p| p.retx).map(|p| p.seq).collect()
+    }
+
+    /// RFC 5681 §3.2 / RFC 6582: the third duplicate starts fast retransmit with
+    /// ssthresh = FlightSize/2 and cwnd = ssthresh + 3; each further duplicate inflates
+    /// by one; the ACK of everything sent before recovery ends it with cwnd = ssthresh.
+    #[test]
+    fn newreno_recovery_from_the_third_duplicate_to_the_full_ack() {
+        let (mut s, _) = sender_open(Recovery::NewReno, 10.0);
+        let mut out = Vec::new();
+        dupacks(&mut s, 2, &mut out);
+        assert_eq!(s.state(), CaState::Open);
+        dupacks(&mut s, 1, &mut out);
+        assert_eq!(s.state(), CaState::Recovery);
+        assert_eq!((s.ssthresh(), s.cwnd()), (5.0, 8.0));
+        assert_eq!(retransmits(&out), vec![0]);
+        assert_eq!(s.stats.fast_retransmits, 1);
+        dupacks(&mut s, 1, &mut out);
+        assert_eq!(s.cwnd(), 9.0, "inflation");
+        s.on_ack(&ack(10, ms(200)), ms(200), &mut out);
+        assert_eq!(s.state(), CaState::Open);
+        assert_eq!(s.cwnd(), 5.0);
+    }
+
+    /// RFC 6582 §3.2 step 4: a partial ACK retransmits the next hole and deflates the
+    /// window by the amount acknowledged, less one segment.
+    #[test]
+    fn newreno_partial_ack_retransmits_the_next_hole() {
+        let (mut s, _) = sender_open(Recovery::NewReno, 10.0);
+        let mut out = Vec::new();
+        dupacks(&mut s, 3, &mut out);
+        let w = s.cwnd();
+        out.clear();
+        s.on_ack(&ack(5, ms(200)), ms(200), &mut out);
+        assert_eq!(s.state(), CaState::Recovery);
+        assert_eq!(retransmits(&out), vec![5]);
+        assert_eq!(s.cwnd(), w - 5.0 + 1.0);
+    }
+
+    /// Reno (RFC 5681 §3.2): any new ACK ends recovery, partial or not.
+    #[test]
+    fn reno_recovery_ends_on_any_new_ack() {
+        let (mut s, _) = sender_open(Recovery::Reno, 10.0);
+        let mut out = Vec::new();
+        dupacks(&mut s, 3, &mut out);
+        s.on_ack(&ack(5, ms(200)), ms(200), &mut out);
+        assert_eq!(s.state(), CaState::Open);
+        assert_eq!(s.cwnd(), 5.0);
+    }
+
+    /// RFC 6675 §5: with SACK, IsLost(snd_una) — DupThresh segments SACKed above it —
+    /// starts recovery on the first duplicate, with cwnd = ssthresh; the pipe then
+    /// allows new data.
+    #[test]
+    fn sack_recovery_starts_once_snd_una_is_lost() {
+        let (mut s, _) = sender_open(Recovery::Sack, 10.0);
+        let mut out = Vec::new();
+        let mut p = ack(0, ms(100));
+        p.set_sack(&[(1, 4)]);
+        s.on_ack(&p, ms(100), &mut out);
+        assert_eq!(s.state(), CaState::Recovery);
+        assert_eq!((s.ssthresh(), s.cwnd()), (5.0, 5.0));
+        assert_eq!(retransmits(&out), vec![0]);
+        // Pipe: 6 un-SACKed segments not lost (4..10) + the retransmission = 7 > 5.
+        assert_eq!(out.len(), 1);
+        s.on_ack(&ack(10, ms(200)), ms(200), &mut out);
+        assert_eq!(s.state(), CaState::Open);
+    }
+
+    /// After a timeout (RFC 6582 §4, RFC 6675 §5.1) the sender is in Loss: cwnd = 1,
+    /// go-back-N from snd_una, and duplicates start no fast retransmit until the
+    /// cumulative ACK passes the recovery point (HighData at the timeout).
+    #[test]
+    fn a_timeout_is_loss_until_snd_una_passes_the_recovery_point() {
+        for recovery in [Recovery::Reno, Recovery::NewReno, Recovery::Sack] {
+            let (mut s, _) = sender_open(recovery, 10.0);
+            let mut out = Vec::new();
+            s.on_timeout(Time::from_secs(1), &mut out);
+            assert_eq!(s.state(), CaState::Loss, "{recovery:?}");
+            assert_eq!((s.cwnd(), s.ssthresh()), (1.0, 5.0));
+            assert_eq!(retransmits(&out), vec![0]);
+            dupacks(&mut s, 5, &mut out);
+            assert_eq!(s.stats.fast_retransmits, 0, "{recovery:?}");
+            // Up to the recovery point, not past it: still Loss.
+            s.on_ack(&ack(10, Time::from_secs(2)), Time::from_secs(2), &mut out);
+            assert_eq!(s.state(), CaState::Loss);
+            s.on_ack(&ack(11, Time::from_secs(3)), Time::from_secs(3), &mut out);
+            assert_eq!(s.state(), CaState::Open, "{recovery:?}");
+        }
+    }
+
+    /// RFC 3168 §6.1.2: ECN-Echo reduces as a loss does, cwnd = ssthresh at once, once
+    /// per window; CWR goes out on the next new segment.
+    #[test]
+    fn ecn_echo_reduces_once_per_window() {
+        let (mut s, _) = sender_open(Recovery::NewReno, 10.0);
+        let mut out = Vec::new();
+        let mut p = ack(1, ms(100));
+        p.ece = true;
+        s.on_ack(&p, ms(100), &mut out);
+        assert_eq!(s.stats.ecn_reductions, 1);
+        assert_eq!(s.cwnd(), s.ssthresh());
+        assert_eq!(s.ssthresh(), 4.5, "FlightSize 9 / 2");
+        let mut p = ack(2, ms(101));
+        p.ece = true;
+        s.on_ack(&p, ms(101), &mut out);
+        assert_eq!(s.stats.ecn_reductions, 1, "not twice in one window");
+        assert_eq!(s.state(), CaState::Open);
+        // 9 − 2 = 7 in flight against ⌊cwnd⌋ = 4: nothing sent yet; once the flight is
+        // below the window, the first new segment carries CWR.
+        assert!(out.is_empty());
+        s.on_ack(&ack(7, ms(102)), ms(102), &mut out);
+        assert_eq!(out.first().map(|p| (p.seq, p.cwr)), Some((10, true)));
+        assert!(out[1..].iter().all(|p| !p.cwr));
+    }
+
+    /// Linux tcp_cwnd_validate: a flight that fills ⌊cwnd⌋ is cwnd-limited; one held to
+    /// 5 by the receive window is not (cwnd 10 ≥ 2 × 5 in slow start, either).
+    #[test]
+    fn cwnd_limited_is_what_stopped_sending() {
+        let (s, _) = sender_open(Recovery::NewReno, 10.0);
+        assert!(s.cwnd_limited());
+        let cc = build("reno", &Default::default()).unwrap();
+        let mut cfg = config(Recovery::NewReno, 10.0);
+        cfg.rwnd = 5;
+        cfg.init_ssthresh = 100.0;
+        let mut s = Sender::new(cfg, cc, 0, 0, None);
+        let mut out = Vec::new();
+        s.start(T0, &mut out);
+        assert_eq!(out.len(), 5);
+        assert!(!s.cwnd_limited());
+        // With cwnd_validation the next ACK does not grow the window.
+        s.cfg.cwnd_validation = true;
+        s.on_ack(&ack(1, ms(100)), ms(100), &mut out);
+        assert_eq!(s.cwnd(), 10.0);
+        s.cfg.cwnd_validation = false;
+        s.on_ack(&ack(2, ms(100)), ms(100), &mut out);
+        assert_eq!(s.cwnd(), 11.0, "slow start without it");
+    }
+
+    /// What the algorithm hears: no `on_ack` during fast recovery, rounds that close
+    /// there say so, and the congestion kinds.
+    #[derive(Default)]
+    struct Heard {
+        acks: usize,
+        rounds: Vec<CaState>,
+        signals: Vec<CongestionKind>,
+    }
+
+    struct Spy(Arc<Mutex<Heard>>);
+
+    impl CongestionControl for Spy {
+        fn name(&self) -> &'static str {
+            "spy"
+        }
+        fn on_ack(&mut self, _w: &mut Window, _ack: &Ack) {
+            self.0.lock().unwrap().acks += 1;
+        }
+        fn on_round(&mut self, _w: &mut Window, r: &Round) {
+            self.0.lock().unwrap().rounds.push(r.ca_state);
+        }
+        fn on_congestion(&mut self, w: &Window, ev: &Congestion) -> f64 {
+            self.0.lock().unwrap().signals.push(ev.kind);
+            w.cwnd / 2.0
+        }
+    }
+
+    #[test]
+    fn the_algorithm_hears_rounds_with_the_sender_state_and_no_acks_in_recovery() {
+        let heard = Arc::new(Mutex::new(Heard::default()));
+        let mut s = Sender::new(
+            config(Recovery::NewReno, 10.0),
+            Box::new(Spy(heard.clone())),
+            0,
+            0,
+            None,
+        );
+        let mut out = Vec::new();
+        s.start(T0, &mut out);
+        dupacks(&mut s, 3, &mut out);
+        // Partial ACKs in recovery: rounds close (the first ACK closes round 0), but
+        // no on_ack.
+        s.on_ack(&ack(3, ms(200)), ms(200), &mut out);
+        s.on_ack(&ack(10, ms(300)), ms(300), &mut out);
+        s.on_ack(&ack(11, ms(400)), ms(400), &mut out);
+        let h = heard.lock().unwrap();
+        assert_eq!(h.signals, vec![CongestionKind::FastRetransmit]);
+        assert_eq!(h.acks, 1, "only the ACK after recovery");
+        assert_eq!(h.rounds[0], CaState::Recovery);
+        assert_eq!(*h.rounds.last().unwrap(), CaState::Open);
+    }
+}
