@@ -9,7 +9,7 @@
 //! it by its recovery policy. Windows are in segments (f64, so that laws with
 //! fractional growth are exact).
 //!
-//! An algorithm is one file and one line of [`registry!`] below: its typed config
+//! An algorithm is one file and one line of `registry!` below: its typed config
 //! (read by [`Params`] with ranges), its law as pure functions, the per-ACK form the
 //! packet engine runs ([`CongestionControl`]) and, where one is defensible, the rate
 //! form the fluid engine integrates ([`FluidLaw`]), both built from those functions.
