@@ -8,13 +8,14 @@
 //! The sender is a state machine over [`CaState`] (Linux's `tcp_ca_state`):
 //!
 //! ```text
-//!            DupThresh duplicates / IsLost(snd_una)              full ACK (≥ recover;
-//!   Open ──────────────── enter_recovery ──────────────▶ Recovery ── any new ACK for Reno)
-//!    ▲  ▲                                                   │          │
-//!    │  └──────────────────────── exit_recovery ────────────┼──────────┘
-//!    │                                                      │ RTO
-//!    │   snd_una > recover              RTO                 ▼
-//!    └────────────────────────── Loss ◀──────────────── (any state)
+//!              DupThresh duplicates (or IsLost(snd_una) with SACK)
+//!        ┌──────────────────────── enter_recovery ───────────────────────┐
+//!        │                                                               ▼
+//!      Open ◀─────────────────────── exit_recovery ───────────────── Recovery
+//!        ▲        (ACK ≥ recover; with Reno, any new ACK)                │
+//!        │                                                               │ RTO
+//!        │ ACK > recover                                                 ▼
+//!        └────────────────────────────── Loss ◀─────── RTO (from any state)
 //! ```
 //!
 //! - **Open**: the algorithm's `on_ack` drives cwnd; duplicate ACKs count toward fast
