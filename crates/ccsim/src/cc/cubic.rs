@@ -1,27 +1,32 @@
 //! CUBIC (RFC 9438): the window is a cubic function of the time since the last
 //! congestion event, W_cubic(t) = C·(t − K)³ + W_max, with a Reno-friendly floor W_est.
+//!
+//! Both forms use `CubicConfig`'s functions: `k` (eq. 2), `w_cubic` (eq. 1), `target`
+//! (§4.4–4.5), `alpha_est` (§4.3), `w_max_after` (§4.7) and `beta`. Per ACK cwnd moves
+//! (target − cwnd)/cwnd, which is target − cwnd per RTT in the rate form; W_est grows
+//! α/cwnd per ACK, α per RTT.
 
 use super::{
-    ecn_reduce, slow_start, AckInfo, CcState, CongestionControl, CongestionInfo, CongestionKind,
-    Params,
+    Ack, Algorithm, Congestion, CongestionControl, CongestionKind, FluidLaw, Params, Window,
 };
 use crate::units::Time;
 
+/// RFC 9438 parameters.
 #[derive(Clone, Copy, Debug)]
-pub struct CubicParams {
-    /// RFC 9438 §5.1: C = 0.4.
+pub struct CubicConfig {
+    /// Cubic scaling constant C, segments/s³ (RFC 9438 §5.1: C = 0.4).
     pub c: f64,
-    /// RFC 9438 §4.6: β_cubic = 0.7.
+    /// Multiplicative decrease factor β_cubic (RFC 9438 §4.6: 0.7). Range (0, 1).
     pub beta: f64,
-    /// RFC 9438 §4.7.
+    /// Fast convergence (RFC 9438 §4.7).
     pub fast_convergence: bool,
-    /// RFC 9438 §4.3 Reno-friendly region (W_est).
+    /// The Reno-friendly region (RFC 9438 §4.3, W_est).
     pub reno_friendly: bool,
 }
 
-impl Default for CubicParams {
+impl Default for CubicConfig {
     fn default() -> Self {
-        CubicParams {
+        CubicConfig {
             c: 0.4,
             beta: 0.7,
             fast_convergence: true,
@@ -30,10 +35,10 @@ impl Default for CubicParams {
     }
 }
 
-impl CubicParams {
+impl CubicConfig {
     pub fn from_params(p: &mut Params) -> Result<Self, String> {
-        let d = CubicParams::default();
-        Ok(CubicParams {
+        let d = CubicConfig::default();
+        Ok(CubicConfig {
             c: p.pos("c", d.c, 1e6)?,
             beta: p.pos("beta", d.beta, 0.999)?,
             fast_convergence: p.flag("fast_convergence", d.fast_convergence)?,
@@ -47,6 +52,16 @@ impl CubicParams {
         3.0 * (1.0 - self.beta) / (1.0 + self.beta)
     }
 
+    /// RFC 9438 §4.3: W_est grows by α per RTT: α_cubic until W_est reaches cwnd_prior,
+    /// then 1 (Reno's own increase).
+    pub fn alpha_est(&self, w_est: f64, cwnd_prior: f64) -> f64 {
+        if w_est >= cwnd_prior {
+            1.0
+        } else {
+            self.alpha_cubic()
+        }
+    }
+
     /// RFC 9438 eq. 2: K = ∛((W_max − cwnd_epoch)/C); 0 when cwnd_epoch ≥ W_max.
     pub fn k(&self, w_max: f64, cwnd_epoch: f64) -> f64 {
         ((w_max - cwnd_epoch).max(0.0) / self.c).cbrt()
@@ -55,6 +70,22 @@ impl CubicParams {
     /// RFC 9438 eq. 1: W_cubic(t) = C·(t − K)³ + W_max.
     pub fn w_cubic(&self, t: f64, k: f64, w_max: f64) -> f64 {
         self.c * (t - k).powi(3) + w_max
+    }
+
+    /// RFC 9438 §4.4–4.5: the window to reach one RTT ahead, W_cubic(t + RTT), clamped
+    /// to [cwnd, 1.5·cwnd].
+    pub fn target(&self, t: f64, rtt: f64, k: f64, origin: f64, cwnd: f64) -> f64 {
+        self.w_cubic(t + rtt, k, origin).clamp(cwnd, 1.5 * cwnd)
+    }
+
+    /// RFC 9438 §4.7 fast convergence: a reduction at `w` below the previous W_max
+    /// lowers W_max to w·(1 + β)/2 to release bandwidth to newer flows.
+    pub fn w_max_after(&self, w: f64, w_max: f64) -> f64 {
+        if w < w_max && self.fast_convergence {
+            w * (1.0 + self.beta) / 2.0
+        } else {
+            w
+        }
     }
 }
 
@@ -68,8 +99,9 @@ pub struct Epoch {
     pub w_est: f64,
 }
 
+/// The per-ACK form.
 pub struct Cubic {
-    pub p: CubicParams,
+    pub p: CubicConfig,
     /// W_max: the window just before the last reduction (after fast convergence).
     pub w_max: f64,
     /// cwnd_prior: the window just before the last reduction (§4.6), for α_cubic's switch.
@@ -78,7 +110,7 @@ pub struct Cubic {
 }
 
 impl Cubic {
-    pub fn new(p: CubicParams) -> Self {
+    pub fn new(p: CubicConfig) -> Self {
         Cubic {
             p,
             w_max: 0.0,
@@ -99,16 +131,28 @@ impl Cubic {
     }
 }
 
+impl Algorithm for Cubic {
+    const NAMES: &'static [&'static str] = &["cubic"];
+    type Config = CubicConfig;
+    type Fluid = CubicFluid;
+    fn config(p: &mut Params) -> Result<CubicConfig, String> {
+        CubicConfig::from_params(p)
+    }
+    fn packet(cfg: &CubicConfig) -> Box<dyn CongestionControl> {
+        Box::new(Cubic::new(*cfg))
+    }
+    fn fluid(cfg: &CubicConfig) -> Option<CubicFluid> {
+        Some(CubicFluid::new(*cfg, 0.0))
+    }
+}
+
 impl CongestionControl for Cubic {
     fn name(&self) -> &'static str {
         "cubic"
     }
 
-    fn on_ack(&mut self, st: &mut CcState, ack: &AckInfo) {
-        let mut acked = ack.acked as f64;
-        if st.in_slow_start() {
-            acked = slow_start(st, ack.acked);
-        }
+    fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
+        let acked = w.slow_start(ack.acked);
         if acked <= 0.0 {
             return;
         }
@@ -116,62 +160,133 @@ impl CongestionControl for Cubic {
             // Entering congestion avoidance without a reduction in hand (leaving slow
             // start, or after a timeout's slow start): the epoch begins now, and with no
             // W_max above cwnd the curve starts on its plateau (K = 0).
-            self.start_epoch(ack.now, st.cwnd);
+            self.start_epoch(ack.now, w.cwnd);
         }
         let p = self.p;
         let e = self.epoch.as_mut().expect("epoch set above");
         let t = ack.now.saturating_sub(e.start).as_secs_f64();
-        let rtt = if ack.srtt > Time::ZERO {
-            ack.srtt
+        let rtt = if ack.rtt.srtt > Time::ZERO {
+            ack.rtt.srtt
         } else {
-            ack.rtt.unwrap_or(ack.min_rtt)
+            ack.rtt.latest.unwrap_or(ack.rtt.min)
         }
         .as_secs_f64();
 
-        // §4.3: W_est += α_cubic·segments_acked/cwnd; α_cubic becomes 1 once W_est has
-        // reached cwnd_prior (Reno's own increase from then on).
-        let alpha = if e.w_est >= self.cwnd_prior {
-            1.0
-        } else {
-            p.alpha_cubic()
-        };
-        e.w_est += alpha * acked / st.cwnd;
+        // §4.3: W_est += α·segments_acked/cwnd.
+        e.w_est += p.alpha_est(e.w_est, self.cwnd_prior) * acked / w.cwnd;
 
         if p.reno_friendly && p.w_cubic(t, e.k, e.origin) < e.w_est {
             // §4.3: in the Reno-friendly region cwnd is set to W_est on each ACK.
-            st.cwnd = e.w_est;
+            w.cwnd = e.w_est;
             return;
         }
-        // §4.4/§4.5: target = W_cubic(t + RTT), clamped to [cwnd, 1.5·cwnd]; cwnd grows
-        // by (target − cwnd)/cwnd per ACK (per acked segment here).
-        let target = p
-            .w_cubic(t + rtt, e.k, e.origin)
-            .clamp(st.cwnd, 1.5 * st.cwnd);
-        st.cwnd += acked * (target - st.cwnd) / st.cwnd;
+        // §4.4/§4.5: cwnd grows by (target − cwnd)/cwnd per ACK (per acked segment).
+        let target = p.target(t, rtt, e.k, e.origin, w.cwnd);
+        w.cwnd += acked * (target - w.cwnd) / w.cwnd;
     }
 
-    fn on_congestion(&mut self, st: &mut CcState, ev: &CongestionInfo) {
-        let w = st.cwnd;
-        // §4.7 fast convergence: a reduction below the previous W_max lowers W_max to
-        // cwnd·(1 + β)/2 to release bandwidth to newer flows.
-        self.w_max = if w < self.w_max && self.p.fast_convergence {
-            w * (1.0 + self.p.beta) / 2.0
-        } else {
-            w
-        };
-        self.cwnd_prior = w;
+    fn on_congestion(&mut self, w: &Window, ev: &Congestion) -> f64 {
+        let cwnd = w.cwnd;
+        self.w_max = self.p.w_max_after(cwnd, self.w_max);
+        self.cwnd_prior = cwnd;
         // §4.6: ssthresh = max(cwnd·β_cubic, 2) (RFC: flight_size·β; we use cwnd,
         // which the sender keeps ≈ FlightSize outside recovery).
-        st.ssthresh = (w * self.p.beta).max(2.0);
+        let ssthresh = (cwnd * self.p.beta).max(2.0);
         match ev.kind {
             // §4.8: after a timeout cwnd restarts from 1 and slow-starts to ssthresh;
             // the epoch begins when congestion avoidance does.
             CongestionKind::Timeout => self.epoch = None,
             // The epoch's clock starts at the congestion event (RFC 9438 §4.2's t), and
             // cwnd_epoch is the window the sender resumes with: ssthresh.
-            _ => self.start_epoch(ev.now, st.ssthresh),
+            _ => self.start_epoch(ev.now, ssthresh),
         }
-        ecn_reduce(st, ev.kind);
+        ssthresh
+    }
+}
+
+/// The rate form, with the per-ACK form's epoch variables (in seconds).
+#[derive(Clone, Copy, Debug)]
+pub struct CubicFluid {
+    pub p: CubicConfig,
+    /// Whether an epoch has begun (a loss, or slow start's end); like the per-ACK form,
+    /// the first step of congestion avoidance without one begins it.
+    epoch: bool,
+    /// The epoch's start, seconds.
+    t_epoch: f64,
+    /// K of the current epoch (eq. 2), the curve's plateau (W_max or cwnd_epoch if
+    /// higher), W_est (§4.3), W_max and cwnd_prior (§4.6).
+    k: f64,
+    origin: f64,
+    w_est: f64,
+    w_max: f64,
+    cwnd_prior: f64,
+}
+
+impl CubicFluid {
+    pub fn new(p: CubicConfig, t0: f64) -> Self {
+        CubicFluid {
+            p,
+            epoch: false,
+            t_epoch: t0,
+            k: 0.0,
+            origin: 0.0,
+            w_est: 0.0,
+            w_max: 0.0,
+            cwnd_prior: 0.0,
+        }
+    }
+
+    /// K of the current epoch.
+    pub fn k(&self) -> f64 {
+        self.k
+    }
+}
+
+impl FluidLaw for CubicFluid {
+    fn start(&mut self, t: f64, _rtt: f64) {
+        *self = CubicFluid::new(self.p, t);
+    }
+
+    #[inline]
+    fn grow(&mut self, w: f64, t: f64, rtt: f64, dt: f64) -> f64 {
+        if !self.epoch {
+            self.on_exit_slow_start(w, t);
+        }
+        let p = &self.p;
+        // §4.3: W_est += α per RTT.
+        self.w_est += p.alpha_est(self.w_est, self.cwnd_prior) * dt / rtt;
+        let te = t - self.t_epoch;
+        if p.reno_friendly && p.w_cubic(te, self.k, self.origin) < self.w_est {
+            // §4.3: in the Reno-friendly region cwnd = W_est.
+            return self.w_est.max(w);
+        }
+        // §4.4–4.5: per RTT, cwnd moves to the target.
+        let per_rtt = p.target(te, rtt, self.k, self.origin, w) - w;
+        w + per_rtt * dt / rtt
+    }
+
+    fn on_loss(&mut self, w: f64, t: f64) -> f64 {
+        // §4.7 fast convergence; §4.6 cwnd ← β_cubic·cwnd; the new epoch starts now
+        // with cwnd_epoch = the reduced window.
+        self.w_max = self.p.w_max_after(w, self.w_max);
+        self.cwnd_prior = w;
+        let w_new = w * self.p.beta;
+        self.origin = self.w_max.max(w_new);
+        self.k = self.p.k(self.origin, w_new);
+        self.w_est = w_new;
+        self.t_epoch = t;
+        self.epoch = true;
+        w_new
+    }
+
+    /// Leaving slow start without a loss: the epoch starts here on its plateau (K = 0,
+    /// as the per-ACK form does with no W_max above cwnd).
+    fn on_exit_slow_start(&mut self, w: f64, t: f64) {
+        self.origin = self.w_max.max(w);
+        self.k = 0.0;
+        self.w_est = w;
+        self.t_epoch = t;
+        self.epoch = true;
     }
 }
 
@@ -182,7 +297,7 @@ mod tests {
 
     #[test]
     fn w_cubic_plateaus_at_w_max_at_k() {
-        let p = CubicParams::default();
+        let p = CubicConfig::default();
         let (w_max, cwnd_epoch) = (100.0, 70.0);
         let k = p.k(w_max, cwnd_epoch);
         // Eq. 2: K = ∛(W_max·(1 − β)/C) = ∛75.
@@ -208,11 +323,11 @@ mod tests {
 
     #[test]
     fn cwnd_follows_the_cubic_curve() {
-        let mut c = Cubic::new(CubicParams::default());
+        let mut c = Cubic::new(CubicConfig::default());
         let mut st = state(1000.0, 1e9);
         let mut now = Time::from_secs(1);
         let t0 = now;
-        c.on_congestion(&mut st, &cong(now, CongestionKind::FastRetransmit, 1000));
+        st.ssthresh = c.on_congestion(&st, &cong(now, CongestionKind::FastRetransmit, 1000));
         assert!((st.ssthresh - 700.0).abs() < 1e-9);
         st.cwnd = st.ssthresh;
         let k = c.epoch.unwrap().k;
@@ -238,12 +353,12 @@ mod tests {
 
     #[test]
     fn reno_friendly_w_est() {
-        let p = CubicParams::default();
+        let p = CubicConfig::default();
         assert!((p.alpha_cubic() - 0.9 / 1.7).abs() < 1e-12);
         let mut c = Cubic::new(p);
         let mut st = state(10.0, 1e9);
         let mut now = Time::from_secs(1);
-        c.on_congestion(&mut st, &cong(now, CongestionKind::FastRetransmit, 10));
+        st.ssthresh = c.on_congestion(&st, &cong(now, CongestionKind::FastRetransmit, 10));
         st.cwnd = st.ssthresh;
         assert!((st.cwnd - 7.0).abs() < 1e-12);
         // 1 ms RTT: the cubic is nearly flat over these RTTs (K ≈ 1.96 s), so W_est rules.
@@ -276,18 +391,72 @@ mod tests {
 
     #[test]
     fn fast_convergence() {
-        let mut c = Cubic::new(CubicParams::default());
+        let mut c = Cubic::new(CubicConfig::default());
         let mut st = state(100.0, 1e9);
-        c.on_congestion(
-            &mut st,
-            &cong(Time::ZERO, CongestionKind::FastRetransmit, 0),
-        );
+        let ev = cong(Time::ZERO, CongestionKind::FastRetransmit, 0);
+        c.on_congestion(&st, &ev);
         st.cwnd = 90.0;
-        c.on_congestion(
-            &mut st,
-            &cong(Time::ZERO, CongestionKind::FastRetransmit, 0),
-        );
+        let ssthresh = c.on_congestion(&st, &ev);
         assert!((c.w_max - 90.0 * 0.85).abs() < 1e-9);
-        assert!((st.ssthresh - 63.0).abs() < 1e-9);
+        assert!((ssthresh - 63.0).abs() < 1e-9);
+    }
+
+    /// Integrate the rate form at a fixed RTT for `secs` seconds from `t0`.
+    fn integrate(l: &mut CubicFluid, mut w: f64, t0: f64, secs: f64, rtt: f64) -> f64 {
+        let dt = 1e-3;
+        for i in 0..(secs / dt).round() as usize {
+            w = l.grow(w, t0 + i as f64 * dt, rtt, dt);
+        }
+        w
+    }
+
+    #[test]
+    fn fluid_returns_to_w_max_after_k() {
+        // RFC 9438 eq. 1–2 with C = 0.4, β = 0.7: a loss at W = 1000 leaves 700 and
+        // K = ∛(300/0.4) = 9.09 s; the curve is back at W_max = 1000 at t = K (the
+        // Reno-friendly W_est, 700 + 0.53·91 ≈ 748 by then, stays below).
+        let mut l = CubicFluid::new(CubicConfig::default(), 0.0);
+        let w = l.on_loss(1000.0, 0.0);
+        assert!((w - 700.0).abs() < 1e-9);
+        let k = l.k();
+        assert!((k - (300.0f64 / 0.4).cbrt()).abs() < 1e-12);
+        // The target runs one RTT ahead, so W reaches W_max about one RTT early: at
+        // t = K it sits on the plateau within a few packets.
+        let w = integrate(&mut l, w, 0.0, k, 0.1);
+        assert!((w - 1000.0).abs() < 5.0, "w = {w}");
+        // Halfway the curve is at W_max − C(K/2)³ = 1000 − 37.5.
+        let mut l = CubicFluid::new(CubicConfig::default(), 0.0);
+        let w = l.on_loss(1000.0, 0.0);
+        let w = integrate(&mut l, w, 0.0, k / 2.0, 0.1);
+        let expect = 1000.0 - 0.4 * (k / 2.0).powi(3);
+        assert!((w - expect).abs() < 15.0, "w = {w}, curve {expect}");
+    }
+
+    /// Starting in congestion avoidance (init_cwnd ≥ ssthresh, no slow start to leave)
+    /// begins the epoch on the plateau at the first step, as the per-ACK form does at
+    /// its first ACK: W(t) = W0 + C·t³ (K = 0), not C·t³ from 0.
+    #[test]
+    fn fluid_starting_in_congestion_avoidance_starts_an_epoch() {
+        let mut l = CubicFluid::new(CubicConfig::default(), 0.0);
+        l.start(1.0, 0.1);
+        let w = integrate(&mut l, 100.0, 1.0, 8.0, 0.1);
+        // At t = 8 s the curve (100 + 0.4·8³ = 304.8) is above W_est (100 + 80). The
+        // window relaxes toward W_cubic(t + R) in about one RTT, so it lags it by about
+        // R·W'(t) = 0.1·1.2·8² = 7.7 and runs W'(t)·R ahead of W_cubic(t) at most.
+        let (cubic, lag) = (100.0 + 0.4 * 512.0, 0.1 * 1.2 * 64.0);
+        assert!(w > cubic - lag && w < 100.0 + 0.4 * 8.1f64.powi(3), "{w}");
+    }
+
+    #[test]
+    fn fluid_parameters_mean_what_they_mean_in_the_per_ack_form() {
+        let cfg = CubicConfig {
+            beta: 0.5,
+            ..CubicConfig::default()
+        };
+        let mut l = CubicFluid::new(cfg, 0.0);
+        assert_eq!(l.on_loss(1000.0, 0.0), 500.0);
+        let mut c = Cubic::new(cfg);
+        let ev = cong(Time::ZERO, CongestionKind::FastRetransmit, 1000);
+        assert_eq!(c.on_congestion(&state(1000.0, 1e9), &ev), 500.0);
     }
 }

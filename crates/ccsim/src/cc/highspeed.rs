@@ -1,25 +1,33 @@
 //! HighSpeed TCP (RFC 3649): AIMD whose increase a(w) and decrease b(w) depend on the
 //! window above Low_Window, chosen so that the response function is the log-log line
 //! through (Low_Window, Low_P) and (High_Window, High_P).
+//!
+//! Both forms use `a(w)` and `b(w)` below: per ACK w += a(w)/w (RFC 3649 §4), which is
+//! a(w) segments per RTT in the rate form; on a loss w ← (1 − b(w))·w in both.
 
-use super::{ecn_reduce, slow_start, AckInfo, CcState, CongestionControl, CongestionInfo, Params};
+use super::{Ack, Algorithm, Congestion, CongestionControl, FluidLaw, Params, Window};
 
+/// RFC 3649 parameters.
 #[derive(Clone, Copy, Debug)]
-pub struct HsParams {
+pub struct HighSpeedConfig {
+    /// Low_Window: at and below it HighSpeed is Reno (RFC 3649 §5: 38 segments).
     pub low_window: f64,
+    /// High_Window: the window reached at loss rate High_P (§5: 83000 segments).
     pub high_window: f64,
     /// Loss rate at which standard TCP has window Low_Window (RFC 3649 §5: 1.2/√p = 38
     /// gives p ≈ 10⁻³).
     pub low_p: f64,
+    /// High_P, the loss rate at High_Window (§5: 10⁻⁷).
     pub high_p: f64,
+    /// High_Decrease, b(High_Window) (§5: 0.1).
     pub high_decrease: f64,
 }
 
-impl Default for HsParams {
+impl Default for HighSpeedConfig {
     fn default() -> Self {
         // RFC 3649 §5 (and §6's table): Low_Window 38, High_Window 83000, High_P 10⁻⁷,
         // High_Decrease 0.1.
-        HsParams {
+        HighSpeedConfig {
             low_window: 38.0,
             high_window: 83000.0,
             low_p: 1e-3,
@@ -29,10 +37,10 @@ impl Default for HsParams {
     }
 }
 
-impl HsParams {
+impl HighSpeedConfig {
     pub fn from_params(p: &mut Params) -> Result<Self, String> {
-        let d = HsParams::default();
-        let hp = HsParams {
+        let d = HighSpeedConfig::default();
+        let hp = HighSpeedConfig {
             low_window: p.num("low_window", d.low_window, 1.0, 1e9)?,
             high_window: p.num("high_window", d.high_window, 1.0, 1e12)?,
             low_p: p.pos("low_p", d.low_p, 1.0)?,
@@ -91,15 +99,36 @@ impl HsParams {
         let b = self.b(w);
         (w * w * p * 2.0 * b / (2.0 - b)).max(1.0)
     }
+
+    /// RFC 3649 §4: the window after a congestion event, (1 − b(w))·w.
+    pub fn reduced(&self, w: f64) -> f64 {
+        (1.0 - self.b(w)) * w
+    }
 }
 
+/// The per-ACK form: no state beyond the config.
 pub struct HighSpeed {
-    pub p: HsParams,
+    pub p: HighSpeedConfig,
 }
 
 impl HighSpeed {
-    pub fn new(p: HsParams) -> Self {
+    pub fn new(p: HighSpeedConfig) -> Self {
         HighSpeed { p }
+    }
+}
+
+impl Algorithm for HighSpeed {
+    const NAMES: &'static [&'static str] = &["highspeed", "hstcp"];
+    type Config = HighSpeedConfig;
+    type Fluid = HighSpeedFluid;
+    fn config(p: &mut Params) -> Result<HighSpeedConfig, String> {
+        HighSpeedConfig::from_params(p)
+    }
+    fn packet(cfg: &HighSpeedConfig) -> Box<dyn CongestionControl> {
+        Box::new(HighSpeed::new(*cfg))
+    }
+    fn fluid(cfg: &HighSpeedConfig) -> Option<HighSpeedFluid> {
+        Some(HighSpeedFluid::new(*cfg))
     }
 }
 
@@ -107,21 +136,55 @@ impl CongestionControl for HighSpeed {
     fn name(&self) -> &'static str {
         "highspeed"
     }
-    fn on_ack(&mut self, st: &mut CcState, ack: &AckInfo) {
-        let mut acked = ack.acked as f64;
-        if st.in_slow_start() {
-            acked = slow_start(st, ack.acked);
-        }
+    fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
+        let acked = w.slow_start(ack.acked);
         if acked > 0.0 {
             // RFC 3649 §4: w ← w + a(w)/w per ACK (per acked segment here).
-            st.cwnd += acked * self.p.a(st.cwnd) / st.cwnd;
+            let a = self.p.a(w.cwnd);
+            w.additive_increase(a, acked);
         }
     }
-    fn on_congestion(&mut self, st: &mut CcState, ev: &CongestionInfo) {
+    fn on_congestion(&mut self, w: &Window, _ev: &Congestion) -> f64 {
         // RFC 3649 §4: w ← (1 − b(w))·w on a congestion event.
-        let w = st.cwnd;
-        st.ssthresh = ((1.0 - self.p.b(w)) * w).max(2.0);
-        ecn_reduce(st, ev.kind);
+        self.p.reduced(w.cwnd).max(2.0)
+    }
+}
+
+/// The rate form: dW/dt = a(W)/R, W ← (1 − b(W))·W.
+#[derive(Clone, Copy, Debug)]
+pub struct HighSpeedFluid {
+    pub p: HighSpeedConfig,
+    /// a(w) costs a ln and an exp; cached, refreshed when W moves by 0.1 % (a(w) ∝
+    /// w^0.8 there, so the cached value is off by < 0.1 %).
+    a_cache: f64,
+    a_w: f64,
+}
+
+impl HighSpeedFluid {
+    pub fn new(p: HighSpeedConfig) -> Self {
+        HighSpeedFluid {
+            p,
+            a_cache: 1.0,
+            a_w: -1.0,
+        }
+    }
+}
+
+impl FluidLaw for HighSpeedFluid {
+    fn start(&mut self, _t: f64, _rtt: f64) {
+        *self = HighSpeedFluid::new(self.p);
+    }
+    #[inline]
+    fn grow(&mut self, w: f64, _t: f64, rtt: f64, dt: f64) -> f64 {
+        // RFC 3649 §4: w += a(w)/w per ACK, i.e. a(w) per RTT.
+        if (w - self.a_w).abs() > 1e-3 * self.a_w {
+            self.a_cache = self.p.a(w);
+            self.a_w = w;
+        }
+        w + self.a_cache * dt / rtt
+    }
+    fn on_loss(&mut self, w: f64, _t: f64) -> f64 {
+        self.p.reduced(w)
     }
 }
 
@@ -149,7 +212,7 @@ mod tests {
 
     #[test]
     fn a_and_b_match_rfc3649_table() {
-        let p = HsParams::default();
+        let p = HighSpeedConfig::default();
         for &(w, a, b) in TABLE {
             assert!((p.b(w) - b).abs() < 0.006, "b({w}) = {} vs {b}", p.b(w));
             // The RFC computed its table with the rounded response function
@@ -186,18 +249,39 @@ mod tests {
 
     #[test]
     fn reno_below_low_window_and_b_on_loss() {
-        let mut h = HighSpeed::new(HsParams::default());
+        let mut h = HighSpeed::new(HighSpeedConfig::default());
         let mut st = state(20.0, 10.0);
         h.on_ack(&mut st, &ack_at(Time::ZERO, 1, None, Time::ZERO));
         assert!((st.cwnd - 20.05).abs() < 1e-12);
         let mut st = state(1058.0, 10.0);
         h.on_ack(&mut st, &ack_at(Time::ZERO, 1, None, Time::ZERO));
         assert!((st.cwnd - 1058.0 - h.p.a(1058.0) / 1058.0).abs() < 1e-12);
-        h.on_congestion(
-            &mut st,
-            &cong(Time::ZERO, CongestionKind::FastRetransmit, 1058),
-        );
-        assert!((st.ssthresh / st.cwnd - (1.0 - h.p.b(st.cwnd))).abs() < 1e-9);
-        assert!((st.ssthresh / st.cwnd - 0.67).abs() < 0.01);
+        let s = h.on_congestion(&st, &cong(Time::ZERO, CongestionKind::FastRetransmit, 1058));
+        assert!((s / st.cwnd - (1.0 - h.p.b(st.cwnd))).abs() < 1e-9);
+        assert!((s / st.cwnd - 0.67).abs() < 0.01);
+    }
+
+    /// Integrate congestion avoidance at a fixed RTT for `secs` seconds.
+    fn integrate(l: &mut impl FluidLaw, mut w: f64, secs: f64, rtt: f64) -> f64 {
+        let dt = 1e-3;
+        for i in 0..(secs / dt).round() as usize {
+            w = l.grow(w, i as f64 * dt, rtt, dt);
+        }
+        w
+    }
+
+    #[test]
+    fn fluid_grows_a_w_per_rtt_and_cuts_by_b_w() {
+        // RFC 3649 Appendix B rows: at w = 1058, a = 8 and b = 0.33 (to the table's
+        // rounding, see above); one RTT of growth adds ~a.
+        let mut l = HighSpeedFluid::new(HighSpeedConfig::default());
+        let w = integrate(&mut l, 1058.0, 0.1, 0.1);
+        assert!((w - 1058.0 - 8.0).abs() < 0.4, "{w}");
+        let w = l.on_loss(1058.0, 0.0);
+        assert!((w / 1058.0 - 0.67).abs() < 0.01, "{w}");
+        // Below Low_Window = 38: Reno.
+        assert_eq!(l.on_loss(30.0, 0.0), 15.0);
+        let w = integrate(&mut l, 30.0, 1.0, 0.1);
+        assert!((w - 40.0).abs() < 0.1, "{w}");
     }
 }

@@ -2,18 +2,25 @@
 //! PFLDnet 2004; Leith, Shorten, Lee, "H-TCP: A framework for congestion control in
 //! high-speed and long-distance networks", 2005): the increase grows with the time
 //! Δ since the last congestion event; the decrease adapts to RTT_min/RTT_max.
+//!
+//! Both forms use `HtcpConfig::increase` (α(Δ) with the backoff and RTT scaling) and
+//! `HtcpConfig::backoff`: per ACK cwnd += α/cwnd, which is α per RTT in the rate form;
+//! on a loss cwnd ← β·cwnd. (Until this was one function the fluid law ignored the RTT
+//! scaling: at Δ = 5 s it added 45 packets per RTT at every RTT where the per-ACK form
+//! adds 4.5 at 10 ms and 90 at 200 ms.)
 
-use super::{ecn_reduce, slow_start, AckInfo, CcState, CongestionControl, CongestionInfo, Params};
+use super::{Ack, Algorithm, Congestion, CongestionControl, FluidLaw, Params, Window};
 use crate::units::Time;
 
+/// H-TCP's parameters.
 #[derive(Clone, Copy, Debug)]
-pub struct HtcpParams {
+pub struct HtcpConfig {
     /// Δ_L, seconds: below it H-TCP is Reno (paper: 1 s).
     pub delta_l: f64,
     /// Clamp of the adaptive backoff β = RTT_min/RTT_max (paper: [0.5, 0.8]).
     pub beta_min: f64,
     pub beta_max: f64,
-    /// Adaptive backoff on (paper); off gives β = 0.5 always.
+    /// Adaptive backoff on (paper); off gives β = beta_min always.
     pub adaptive_backoff: bool,
     /// RTT scaling (Leith & Shorten 2004 §4; Linux `use_rtt_scaling`, on by
     /// default): α ← α·RTT_min/RTT_ref, the factor clamped to [0.1, 2], so that the
@@ -21,12 +28,12 @@ pub struct HtcpParams {
     pub rtt_scaling: bool,
 }
 
-/// RTT_ref of the RTT scaling (Linux: 100 ms).
-const RTT_REF_S: f64 = 0.1;
+/// RTT_ref of the RTT scaling (Linux: 100 ms), seconds.
+pub const RTT_REF_S: f64 = 0.1;
 
-impl Default for HtcpParams {
+impl Default for HtcpConfig {
     fn default() -> Self {
-        HtcpParams {
+        HtcpConfig {
             delta_l: 1.0,
             beta_min: 0.5,
             beta_max: 0.8,
@@ -36,10 +43,10 @@ impl Default for HtcpParams {
     }
 }
 
-impl HtcpParams {
+impl HtcpConfig {
     pub fn from_params(p: &mut Params) -> Result<Self, String> {
-        let d = HtcpParams::default();
-        let hp = HtcpParams {
+        let d = HtcpConfig::default();
+        let hp = HtcpConfig {
             delta_l: p.num("delta_l", d.delta_l, 0.0, 1e6)?,
             beta_min: p.pos("beta_min", d.beta_min, 0.999)?,
             beta_max: p.pos("beta_max", d.beta_max, 0.999)?,
@@ -66,24 +73,50 @@ impl HtcpParams {
         }
     }
 
-    /// The increase actually applied, α ← 2(1 − β)·α(Δ) (Leith, Shorten & Lee §III-B),
-    /// so that a flow with backoff β has the throughput of AIMD(α(Δ), 0.5).
+    /// The increase with the backoff folded in, α ← 2(1 − β)·α(Δ) (Leith, Shorten &
+    /// Lee §III-B), so that a flow with backoff β has the throughput of AIMD(α(Δ), 0.5).
     pub fn alpha(&self, delta: f64, beta: f64) -> f64 {
         2.0 * (1.0 - beta) * self.alpha_raw(delta)
     }
+
+    /// The increase per RTT actually applied, Δ seconds after the last congestion
+    /// event with backoff β: `alpha` times the RTT scaling factor
+    /// clamp(RTT_min/RTT_ref, 0.1, 2) when `rtt_scaling` is on and an RTT_min (seconds)
+    /// is known.
+    pub fn increase(&self, delta: f64, beta: f64, rtt_min: Option<f64>) -> f64 {
+        let alpha = self.alpha(delta, beta);
+        match rtt_min {
+            Some(m) if self.rtt_scaling => alpha * (m / RTT_REF_S).clamp(0.1, 2.0),
+            _ => alpha,
+        }
+    }
+
+    /// Leith & Shorten §III adaptive backoff: β = RTT_min/RTT_max clamped to
+    /// [β_min, β_max], so the queue the flow built drains while the link stays busy;
+    /// β_min when off or without an RTT_max (seconds, > 0).
+    pub fn backoff(&self, rtt_min: f64, rtt_max: f64) -> f64 {
+        if self.adaptive_backoff && rtt_max > 0.0 {
+            (rtt_min / rtt_max).clamp(self.beta_min, self.beta_max)
+        } else {
+            self.beta_min
+        }
+    }
 }
 
+/// The per-ACK form.
 pub struct Htcp {
-    pub p: HtcpParams,
+    pub p: HtcpConfig,
+    /// β of the last congestion event (β_min before any).
     pub beta: f64,
     /// Time of the last congestion event (or of the first ACK, before any).
     pub last_congestion: Option<Time>,
+    /// Smallest RTT sample seen, largest since the last congestion event.
     pub rtt_min: Option<Time>,
     pub rtt_max: Option<Time>,
 }
 
 impl Htcp {
-    pub fn new(p: HtcpParams) -> Self {
+    pub fn new(p: HtcpConfig) -> Self {
         Htcp {
             beta: p.beta_min,
             p,
@@ -94,48 +127,113 @@ impl Htcp {
     }
 }
 
+impl Algorithm for Htcp {
+    const NAMES: &'static [&'static str] = &["htcp"];
+    type Config = HtcpConfig;
+    type Fluid = HtcpFluid;
+    fn config(p: &mut Params) -> Result<HtcpConfig, String> {
+        HtcpConfig::from_params(p)
+    }
+    fn packet(cfg: &HtcpConfig) -> Box<dyn CongestionControl> {
+        Box::new(Htcp::new(*cfg))
+    }
+    fn fluid(cfg: &HtcpConfig) -> Option<HtcpFluid> {
+        Some(HtcpFluid::new(*cfg, 0.0, 0.0))
+    }
+}
+
 impl CongestionControl for Htcp {
     fn name(&self) -> &'static str {
         "htcp"
     }
-    fn on_ack(&mut self, st: &mut CcState, ack: &AckInfo) {
-        if let Some(r) = ack.rtt {
+    fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
+        if let Some(r) = ack.rtt.latest {
             self.rtt_min = Some(self.rtt_min.map_or(r, |m| m.min(r)));
             self.rtt_max = Some(self.rtt_max.map_or(r, |m| m.max(r)));
         }
         let start = *self.last_congestion.get_or_insert(ack.now);
-        let mut acked = ack.acked as f64;
-        if st.in_slow_start() {
-            acked = slow_start(st, ack.acked);
-        }
+        let acked = w.slow_start(ack.acked);
         if acked > 0.0 {
             let delta = ack.now.saturating_sub(start).as_secs_f64();
-            let mut alpha = self.p.alpha(delta, self.beta);
-            if let (true, Some(m)) = (self.p.rtt_scaling, self.rtt_min) {
-                alpha *= (m.as_secs_f64() / RTT_REF_S).clamp(0.1, 2.0);
-            }
+            let alpha = self
+                .p
+                .increase(delta, self.beta, self.rtt_min.map(Time::as_secs_f64));
             // cwnd ← cwnd + α/cwnd per ACK (per acked segment).
-            st.cwnd += acked * alpha / st.cwnd;
+            w.additive_increase(alpha, acked);
         }
     }
-    fn on_congestion(&mut self, st: &mut CcState, ev: &CongestionInfo) {
-        // Leith & Shorten §III adaptive backoff: β = RTT_min/RTT_max in [0.5, 0.8], so
-        // the queue the flow built drains while the link stays busy.
-        self.beta = match (self.p.adaptive_backoff, self.rtt_min, self.rtt_max) {
-            (true, Some(lo), Some(hi)) if hi > Time::ZERO => {
-                (lo.as_secs_f64() / hi.as_secs_f64()).clamp(self.p.beta_min, self.p.beta_max)
-            }
+    fn on_congestion(&mut self, w: &Window, ev: &Congestion) -> f64 {
+        self.beta = match (self.rtt_min, self.rtt_max) {
+            (Some(lo), Some(hi)) => self.p.backoff(lo.as_secs_f64(), hi.as_secs_f64()),
             _ => self.p.beta_min,
         };
         // RTT_max is measured afresh each congestion epoch (it is the RTT when the
         // queue is full, which the previous epoch no longer reports).
         self.rtt_max = None;
-        // cwnd ← β·cwnd.
-        st.ssthresh = (st.cwnd * self.beta).max(2.0);
         // Δ counts from the congestion event (Leith & Shorten: "time elapsed since the
         // last congestion event").
         self.last_congestion = Some(ev.now);
-        ecn_reduce(st, ev.kind);
+        // cwnd ← β·cwnd.
+        (w.cwnd * self.beta).max(2.0)
+    }
+}
+
+/// The rate form: the same memory, in seconds.
+#[derive(Clone, Copy, Debug)]
+pub struct HtcpFluid {
+    pub p: HtcpConfig,
+    /// Time of the last loss (the flow's start before any), seconds.
+    t_last: f64,
+    /// Smallest RTT seen; largest since the last loss (0: none yet).
+    rtt_min: f64,
+    rtt_max: f64,
+    /// The backoff β of the last loss (used in α until the next one).
+    beta: f64,
+}
+
+impl HtcpFluid {
+    pub fn new(p: HtcpConfig, t0: f64, rtt: f64) -> Self {
+        HtcpFluid {
+            p,
+            t_last: t0,
+            rtt_min: rtt,
+            rtt_max: 0.0,
+            // The per-ACK form starts with β = beta_min too.
+            beta: p.beta_min,
+        }
+    }
+
+    /// β of the last loss.
+    pub fn beta(&self) -> f64 {
+        self.beta
+    }
+}
+
+impl FluidLaw for HtcpFluid {
+    fn start(&mut self, t: f64, rtt: f64) {
+        *self = HtcpFluid::new(self.p, t, rtt);
+    }
+    #[inline]
+    fn grow(&mut self, w: f64, t: f64, rtt: f64, dt: f64) -> f64 {
+        let per_rtt = self
+            .p
+            .increase(t - self.t_last, self.beta, Some(self.rtt_min));
+        w + per_rtt * dt / rtt
+    }
+    fn on_loss(&mut self, w: f64, t: f64) -> f64 {
+        // The adaptive backoff over the epoch just ended.
+        self.beta = self.p.backoff(self.rtt_min, self.rtt_max);
+        self.rtt_max = 0.0;
+        self.t_last = t;
+        self.beta * w
+    }
+    /// H-TCP's Δ keeps counting from the flow's start, as the per-ACK form counts it
+    /// from its first ACK: nothing to do when slow start ends.
+    fn on_exit_slow_start(&mut self, _w: f64, _t: f64) {}
+    #[inline]
+    fn observe_rtt(&mut self, r: f64) {
+        self.rtt_min = self.rtt_min.min(r);
+        self.rtt_max = self.rtt_max.max(r);
     }
 }
 
@@ -147,7 +245,7 @@ mod tests {
 
     #[test]
     fn alpha_of_delta() {
-        let p = HtcpParams::default();
+        let p = HtcpConfig::default();
         assert_eq!(p.alpha_raw(0.5), 1.0);
         assert_eq!(p.alpha_raw(1.0), 1.0);
         // Δ = 2: 1 + 10·1 + (1/2)² = 11.25.
@@ -161,7 +259,7 @@ mod tests {
 
     #[test]
     fn increase_follows_delta_and_backoff_adapts() {
-        let mut h = Htcp::new(HtcpParams::default());
+        let mut h = Htcp::new(HtcpConfig::default());
         let mut st = state(100.0, 50.0);
         let base = Time::from_millis(100);
         // Samples between 100 and 150 ms: β = 100/150, inside [0.5, 0.8].
@@ -171,9 +269,9 @@ mod tests {
             &ack_at(Time::ZERO, 1, Some(Time::from_millis(150)), base),
         );
         let t0 = Time::from_secs(10);
-        h.on_congestion(&mut st, &cong(t0, CongestionKind::FastRetransmit, 100));
+        let s = h.on_congestion(&st, &cong(t0, CongestionKind::FastRetransmit, 100));
         assert!((h.beta - 2.0 / 3.0).abs() < 1e-9);
-        assert!((st.ssthresh / st.cwnd - 2.0 / 3.0).abs() < 1e-9);
+        assert!((s / st.cwnd - 2.0 / 3.0).abs() < 1e-9);
         st.cwnd = 100.0;
         st.ssthresh = 50.0;
         // Δ = 0.5 s: α = 2(1 − β)·1.
@@ -187,7 +285,80 @@ mod tests {
         // Equal min and max RTT (no queue): β clamps to 0.8.
         let mut st = state(100.0, 50.0);
         h.on_ack(&mut st, &ack_at(t0, 1, Some(base), base));
-        h.on_congestion(&mut st, &cong(t0, CongestionKind::FastRetransmit, 100));
+        h.on_congestion(&st, &cong(t0, CongestionKind::FastRetransmit, 100));
         assert!((h.beta - 0.8).abs() < 1e-12);
+    }
+
+    /// Leith & Shorten 2004 §4 / Linux `use_rtt_scaling`: α is multiplied by
+    /// clamp(RTT_min/100 ms, 0.1, 2), so at Δ = 5 s (α = 45 with β = 0.5) the increase
+    /// per RTT is 4.5, 9, 45 and 90 packets at RTT 10, 20, 100 and 200 ms — in both forms.
+    #[test]
+    fn rtt_scaling_in_both_forms() {
+        let p = HtcpConfig::default();
+        for (rtt, want) in [(0.01, 4.5), (0.02, 9.0), (0.1, 45.0), (0.2, 90.0)] {
+            assert!(
+                (p.increase(5.0, 0.5, Some(rtt)) - want).abs() < 1e-9,
+                "{rtt}"
+            );
+            // Over the RTT after Δ = 5 s, α(Δ) keeps rising (eq. 4): the growth is
+            // scale·∫α(Δ)dΔ/R, with ∫(1 + 10d + d²/4)dd = d + 5d² + d³/12, d = Δ − 1.
+            let f = |d: f64| d + 5.0 * d * d + d.powi(3) / 12.0;
+            let grown = want / 45.0 * (f(4.0 + rtt) - f(4.0)) / rtt;
+            // Rate form: one RTT of integration in 1000 steps.
+            let w0 = 100_000.0;
+            let mut l = HtcpFluid::new(p, 0.0, rtt);
+            let (mut w, n) = (w0, 1000);
+            let dt = rtt / n as f64;
+            for i in 0..n {
+                w = l.grow(w, 5.0 + i as f64 * dt, rtt, dt);
+            }
+            assert!(((w - w0) / grown - 1.0).abs() < 2e-3, "{rtt}: {}", w - w0);
+            // Per-ACK form: one window of ACKs (W0 of them, each adding α/cwnd; with
+            // W0 = 10⁵ the window's growth within the RTT costs < α/(2·W0) = 0.05 %).
+            let mut h = Htcp::new(p);
+            let r = Time::from_secs_f64(rtt);
+            let mut st = state(w0, 1.0);
+            h.on_congestion(&st, &cong(Time::ZERO, CongestionKind::FastRetransmit, 0));
+            let mut now = Time::from_secs(5);
+            one_rtt(&mut h, &mut st, &mut now, r, r);
+            assert!(
+                ((st.cwnd - w0) / grown - 1.0).abs() < 2e-3,
+                "{rtt}: {}",
+                st.cwnd
+            );
+        }
+        assert_eq!(p.increase(5.0, 0.5, Some(1.0)), 90.0, "factor clamped at 2");
+        let off = HtcpConfig {
+            rtt_scaling: false,
+            ..p
+        };
+        assert_eq!(off.increase(5.0, 0.5, Some(0.01)), 45.0);
+    }
+
+    #[test]
+    fn fluid_alpha_grows_with_time_since_loss_and_beta_adapts() {
+        // β = RTT_min/RTT_max over the epoch: 0.1/0.125 = 0.8 (the clamp's top).
+        let mut l = HtcpFluid::new(HtcpConfig::default(), 0.0, 0.1);
+        l.observe_rtt(0.125);
+        let w = l.on_loss(1000.0, 10.0);
+        assert!((w - 800.0).abs() < 1e-9 && (l.beta() - 0.8).abs() < 1e-12);
+        let integrate = |l: &mut HtcpFluid, mut w: f64, t0: f64, secs: f64| {
+            let dt = 1e-3;
+            for i in 0..(secs / dt).round() as usize {
+                w = l.grow(w, t0 + i as f64 * dt, 0.1, dt);
+            }
+            w
+        };
+        // Within Δ_L = 1 s: 2(1 − β) = 0.4 packet per RTT: 0.5 s = 5 RTTs adds 2
+        // (RTT_min = RTT_ref = 100 ms: the scaling factor is 1).
+        let w1 = integrate(&mut l, w, 10.0, 0.5);
+        assert!((w1 - w - 2.0).abs() < 1e-6, "{}", w1 - w);
+        // Δ from 5 to 5.1 s (one RTT): ∫0.4·α(Δ)dΔ/R with α = 1 + 10d + d²/4, d = Δ − 1
+        // (Leith–Shorten eq. 4; α(5) = 45): 0.4·(1 + 40.5 + (4.05² + 0.1²/12)/4) = 18.24.
+        let w2 = integrate(&mut l, 0.0, 15.0, 0.1);
+        assert!((w2 - 18.2404).abs() < 0.01, "{w2}");
+        // Twice the RTT range: β clamps at 0.5.
+        l.observe_rtt(0.3);
+        assert!((l.on_loss(1000.0, 20.0) - 500.0).abs() < 1e-9);
     }
 }

@@ -1,9 +1,19 @@
-//! Congestion control: the algorithm decides `cwnd` and `ssthresh` (and optionally a
-//! pacing rate) from events; loss recovery, timers and pacing live in the sender.
+//! Congestion control: what an algorithm sees, what it may change, and the registry
+//! that turns a scenario's `cc = ...` into the law of either engine.
 //!
-//! The shape follows Linux's `tcp_congestion_ops`: the sender reports every ACK, each
-//! congestion event with its kind, leaving recovery, and once-per-RTT rounds.
-//! Windows are in segments (f64, so that laws with fractional growth are exact).
+//! The contract follows Linux's `tcp_congestion_ops`: an algorithm is a set of laws
+//! (`on_ack`, `on_round`, `on_congestion`); the sender owns loss recovery (Open /
+//! Recovery / Loss, NewReno or SACK), the RTO, the ECN reaction, pacing, round
+//! tracking and the cwnd-limited gate (tcp/sender.rs). In particular an algorithm
+//! *returns* ssthresh on a congestion signal and never sets cwnd there: the sender sets
+//! it by its recovery policy. Windows are in segments (f64, so that laws with
+//! fractional growth are exact).
+//!
+//! An algorithm is one file and one line of `registry!` below: its typed config
+//! (read by [`Params`] with ranges), its law as pure functions, the per-ACK form the
+//! packet engine runs ([`CongestionControl`]) and, where one is defensible, the rate
+//! form the fluid engine integrates ([`FluidLaw`]), both built from those functions.
+//! docs/architecture-cc.md walks through adding one.
 
 pub mod bic;
 pub mod compound;
@@ -12,339 +22,510 @@ pub mod fast;
 pub mod highspeed;
 pub mod htcp;
 pub mod illinois;
+mod params;
 pub mod reno;
 pub mod scalable;
 pub mod vegas;
 pub mod xcp;
 
+pub use params::Params;
+
 use crate::units::Time;
 
-/// The state an algorithm may change.
-#[derive(Clone, Copy, Debug)]
-pub struct CcState {
-    /// Congestion window, segments.
+// ---- What an algorithm may change ---------------------------------------------------
+
+/// The only sender state an algorithm may change.
+///
+/// Units are segments of the flow's MSS, as in ns-2's `cwnd_` and in every formula the
+/// studies quote (RFC 3649's w, RFC 9438's W, Vegas's α/β packets).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Window {
+    /// Congestion window, in segments.
     pub cwnd: f64,
-    /// Slow-start threshold, segments.
+    /// Slow-start threshold, in segments.
     pub ssthresh: f64,
-    /// Optional pacing rate the algorithm asks for, bytes per second.
+    /// A pacing rate the algorithm asks for, in bytes per second; `None` leaves pacing
+    /// to the flow's pacer (tcp/pacer.rs). No algorithm sets it yet.
     pub pacing_rate: Option<f64>,
 }
 
-impl CcState {
-    pub fn in_slow_start(&self) -> bool {
-        self.cwnd < self.ssthresh
-    }
-}
+/// RFC 3465 §2.2 byte-counting limit L: slow start grows by at most 2 segments per ACK.
+pub const ABC_LIMIT: f64 = 2.0;
 
-/// One acknowledgement that advanced the cumulative ACK point.
-#[derive(Clone, Copy, Debug)]
-pub struct AckInfo {
-    pub now: Time,
-    /// Segments newly acknowledged by this ACK.
-    pub acked: u64,
-    /// RTT sample carried by this ACK (timestamp echo), if any.
-    pub rtt: Option<Time>,
-    /// Smoothed RTT and the minimum RTT seen so far.
-    pub srtt: Time,
-    pub min_rtt: Time,
-    /// Segments in flight after this ACK.
-    pub in_flight: u64,
-    pub in_recovery: bool,
-    /// XCP: the feedback this ACK echoes (H_feedback summed over the data packets it
-    /// acknowledges), in segments on the wire; 0 for non-XCP flows, +∞ if no XCP
-    /// router lowered it.
-    pub xcp_feedback: f64,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CongestionKind {
-    /// Three duplicate ACKs (or SACK loss detection): fast retransmit.
-    FastRetransmit,
-    /// Retransmission timeout.
-    Timeout,
-    /// An ECN echo (RFC 3168), at most once per window.
-    Ecn,
-}
-
-#[derive(Clone, Copy, Debug)]
-pub struct CongestionInfo {
-    pub now: Time,
-    pub kind: CongestionKind,
-    /// FlightSize (RFC 5681), segments outstanding when the event is detected.
-    pub in_flight: u64,
-    pub srtt: Time,
-    pub min_rtt: Time,
-}
-
-/// Once-per-RTT bookkeeping (a round ends when the segment sent at its start is acked).
-#[derive(Clone, Copy, Debug)]
-pub struct RoundInfo {
-    pub now: Time,
-    /// Minimum and mean RTT sample over the round just ended (None if no sample).
-    pub min_rtt_round: Option<Time>,
-    pub mean_rtt_round: Option<Time>,
-    pub base_rtt: Time,
-    pub srtt: Time,
-    pub acked: u64,
-}
-
-pub trait CongestionControl: Send {
-    fn name(&self) -> &'static str;
-    /// An ACK advanced the cumulative point outside of loss recovery.
-    fn on_ack(&mut self, st: &mut CcState, ack: &AckInfo);
-    /// A congestion event: set `ssthresh` (and `cwnd` where the law says so). The
-    /// sender then applies its recovery rule: `cwnd = ssthresh + 3` entering fast
-    /// recovery, `cwnd = 1` (the loss window) after a timeout.
-    fn on_congestion(&mut self, st: &mut CcState, ev: &CongestionInfo);
-    /// Fast recovery ended (the sender has set `cwnd = ssthresh`).
-    fn on_recovery_exit(&mut self, _st: &mut CcState, _now: Time) {}
-    /// One round trip ended.
-    fn on_round(&mut self, _st: &mut CcState, _r: &RoundInfo) {}
-    /// Whether the sender should stamp the XCP congestion header on data packets.
-    fn xcp(&self) -> bool {
-        false
-    }
-}
-
-/// RFC 5681 §3.1 slow start with appropriate byte counting (RFC 3465, L = 2 segments):
-/// returns the segments of `acked` left over once cwnd reaches ssthresh.
-pub fn slow_start(st: &mut CcState, acked: u64) -> f64 {
-    let inc = (acked as f64).min(2.0);
-    let room = (st.ssthresh - st.cwnd).max(0.0);
-    if inc <= room {
-        st.cwnd += inc;
-        0.0
-    } else {
-        st.cwnd += room;
-        inc - room
-    }
-}
-
-/// The names a scenario may give, for error messages (aliases included).
-pub const KNOWN: &[&str] = &[
-    "reno",
-    "newreno",
-    "highspeed",
-    "hstcp",
-    "scalable",
-    "stcp",
-    "bic",
-    "cubic",
-    "htcp",
-    "vegas",
-    "compound",
-    "ctcp",
-    "fast",
-    "illinois",
-    "xcp",
-];
-
-/// Build an algorithm by name. `params` are the extra keys of `cc = { name = ..., ... }`;
-/// an error names the offending key.
-pub fn build(
-    name: &str,
-    params: &toml::value::Table,
-) -> Result<Box<dyn CongestionControl>, String> {
-    let mut p = Params::new(name, params);
-    let algo: Box<dyn CongestionControl> = match name {
-        "reno" | "newreno" => Box::new(reno::Reno),
-        "highspeed" | "hstcp" => Box::new(highspeed::HighSpeed::new(
-            highspeed::HsParams::from_params(&mut p)?,
-        )),
-        "scalable" | "stcp" => Box::new(scalable::Scalable::new(
-            scalable::StcpParams::from_params(&mut p)?,
-        )),
-        "bic" => Box::new(bic::Bic::new(bic::BicParams::from_params(&mut p)?)),
-        "cubic" => Box::new(cubic::Cubic::new(cubic::CubicParams::from_params(&mut p)?)),
-        "htcp" => Box::new(htcp::Htcp::new(htcp::HtcpParams::from_params(&mut p)?)),
-        "vegas" => Box::new(vegas::Vegas::new(vegas::VegasParams::from_params(&mut p)?)),
-        "compound" | "ctcp" => Box::new(compound::Compound::new(
-            compound::CtcpParams::from_params(&mut p)?,
-        )),
-        "fast" => Box::new(fast::Fast::new(fast::FastParams::from_params(&mut p)?)),
-        "illinois" => Box::new(illinois::Illinois::new(
-            illinois::IllinoisParams::from_params(&mut p)?,
-        )),
-        "xcp" => Box::new(xcp::Xcp),
-        _ => {
-            return Err(format!(
-                "unknown congestion control \"{name}\" (known: {})",
-                KNOWN.join(", ")
-            ))
-        }
-    };
-    p.finish()?;
-    Ok(algo)
-}
-
-/// Reads an algorithm's parameters from the scenario table, each with its default and
-/// its admissible range; `finish` rejects the keys nobody asked for.
-pub struct Params<'a> {
-    name: &'a str,
-    table: &'a toml::value::Table,
-    used: Vec<&'static str>,
-}
-
-impl<'a> Params<'a> {
-    pub fn new(name: &'a str, table: &'a toml::value::Table) -> Self {
-        Params {
-            name,
-            table,
-            used: Vec::new(),
-        }
-    }
-
-    /// A number (integer or float) in `[lo, hi]`, or `default` when absent.
-    pub fn num(
-        &mut self,
-        key: &'static str,
-        default: f64,
-        lo: f64,
-        hi: f64,
-    ) -> Result<f64, String> {
-        self.used.push(key);
-        let Some(v) = self.table.get(key) else {
-            return Ok(default);
-        };
-        let x = match v {
-            toml::Value::Integer(i) => *i as f64,
-            toml::Value::Float(f) => *f,
-            other => {
-                return Err(format!(
-                    "{key}: expected a number in [{lo}, {hi}], got {other}"
-                ))
-            }
-        };
-        if !x.is_finite() || x < lo || x > hi {
-            return Err(format!("{key}: expected a number in [{lo}, {hi}], got {x}"));
-        }
-        Ok(x)
-    }
-
-    /// A number in the open-at-zero range `(0, hi]`.
-    pub fn pos(&mut self, key: &'static str, default: f64, hi: f64) -> Result<f64, String> {
-        let x = self.num(key, default, 0.0, hi)?;
-        if x <= 0.0 {
-            return Err(format!("{key}: expected a positive number, got {x}"));
-        }
-        Ok(x)
-    }
-
-    pub fn flag(&mut self, key: &'static str, default: bool) -> Result<bool, String> {
-        self.used.push(key);
-        match self.table.get(key) {
-            None => Ok(default),
-            Some(toml::Value::Boolean(b)) => Ok(*b),
-            Some(other) => Err(format!("{key}: expected true or false, got {other}")),
-        }
-    }
-
-    /// Any key not read is unknown to this algorithm.
-    pub fn finish(&self) -> Result<(), String> {
-        let name = self.name;
-        match self.table.keys().find(|k| !self.used.contains(&k.as_str())) {
-            Some(k) => Err(format!("{k}: \"{name}\" has no parameter \"{k}\"")),
-            None => Ok(()),
-        }
-    }
-}
-
-/// Tracks whether the sender is in fast recovery, which the trait does not pass to
-/// `on_round`: the sender also ends rounds on partial ACKs inside recovery, and the
-/// once-per-RTT laws must not act there (the sender owns cwnd until recovery exits).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct RecoveryFlag(bool);
-
-impl RecoveryFlag {
-    pub fn get(self) -> bool {
-        self.0
-    }
-    pub fn on_congestion(&mut self, kind: CongestionKind) {
-        // Only fast retransmit starts recovery; after a timeout the sender slow-starts.
-        self.0 = kind == CongestionKind::FastRetransmit;
-    }
-    pub fn clear(&mut self) {
-        self.0 = false;
-    }
-}
-
-/// Apply a congestion event's ssthresh to cwnd where the sender has no recovery of its
-/// own to do it: an ECN echo (RFC 3168 §6.1.2) reduces cwnd to the new ssthresh at once.
-/// Idempotent if the sender also does so.
-pub fn ecn_reduce(st: &mut CcState, kind: CongestionKind) {
-    if kind == CongestionKind::Ecn {
-        st.cwnd = st.ssthresh;
-    }
-}
-
-#[cfg(test)]
-pub(crate) mod test_util {
-    use super::*;
-
-    pub fn state(cwnd: f64, ssthresh: f64) -> CcState {
-        CcState {
+impl Window {
+    pub fn new(cwnd: f64, ssthresh: f64) -> Self {
+        Window {
             cwnd,
             ssthresh,
             pacing_rate: None,
         }
     }
 
-    pub fn ack_at(now: Time, acked: u64, rtt: Option<Time>, srtt: Time) -> AckInfo {
-        AckInfo {
-            now,
-            acked,
-            rtt,
-            srtt,
-            min_rtt: rtt.unwrap_or(srtt),
-            in_flight: 0,
-            in_recovery: false,
-            xcp_feedback: 0.0,
+    /// RFC 5681 §3.1: slow start while cwnd < ssthresh.
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+
+    /// Slow start (RFC 5681 §3.1) with appropriate byte counting (RFC 3465, L = 2
+    /// segments): grow by min(acked, L), but not past ssthresh. Returns what is left for
+    /// congestion avoidance: all of `acked` outside slow start, else the part of
+    /// min(acked, L) above ssthresh (data beyond L does not count, as RFC 3465 §2.2).
+    /// Linux's `tcp_slow_start` has the same contract.
+    pub fn slow_start(&mut self, acked: f64) -> f64 {
+        if !self.in_slow_start() {
+            return acked;
+        }
+        let inc = acked.min(ABC_LIMIT);
+        let room = (self.ssthresh - self.cwnd).max(0.0);
+        if inc <= room {
+            self.cwnd += inc;
+            0.0
+        } else {
+            self.cwnd += room;
+            inc - room
         }
     }
 
-    pub fn cong(now: Time, kind: CongestionKind, in_flight: u64) -> CongestionInfo {
-        CongestionInfo {
+    /// Additive increase of `a` segments per window of acknowledged data:
+    /// cwnd += a·acked/cwnd (RFC 5681 eq. (3) with a = 1, per acknowledged segment).
+    pub fn additive_increase(&mut self, a: f64, acked: f64) {
+        self.cwnd += a * acked / self.cwnd;
+    }
+}
+
+// ---- What an algorithm sees ------------------------------------------------------
+
+/// RTT estimates the sender keeps once for every algorithm.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RttStats {
+    /// The sample this ACK produced, if it carried a valid one (timestamp echo, RFC 7323
+    /// §4.3, or Karn's timed segment).
+    pub latest: Option<Time>,
+    /// RFC 6298 SRTT (zero before the first sample).
+    pub srtt: Time,
+    /// Lifetime minimum of the samples (zero before the first): the "base RTT" of
+    /// Vegas, FAST, Compound and Illinois.
+    pub min: Time,
+}
+
+/// Where the sender stands in loss recovery: Linux's `tcp_ca_state`, reduced to the
+/// states this sender has.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CaState {
+    /// Nothing to recover: the algorithm's `on_ack` drives cwnd.
+    #[default]
+    Open,
+    /// Fast recovery (RFC 5681 §3.2, RFC 6582, RFC 6675 §5) until the recovery point is
+    /// acknowledged: the sender owns cwnd and does not call `on_ack`.
+    Recovery,
+    /// After a retransmission timeout, until snd_una passes the recovery point set then
+    /// (RFC 6582 §4, RFC 6675 §5.1): slow start from the loss window; duplicate ACKs
+    /// start no fast retransmit. `on_ack` is called as in Open.
+    Loss,
+}
+
+/// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation; Linux
+/// `rate_sample`), the input BBR needs. Room only: the sender does not estimate it yet
+/// and every `Ack.rate` is `None`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RateSample {
+    /// Segments delivered over the interval.
+    pub delivered: u64,
+    /// The interval the sample spans.
+    pub interval: Time,
+    /// Whether the application (not the network) limited sending over the interval.
+    pub app_limited: bool,
+}
+
+/// An ACK that newly acknowledged data while the sender was not in recovery (state
+/// Open or Loss).
+#[derive(Clone, Copy, Debug, Default)]
+#[non_exhaustive]
+pub struct Ack {
+    pub now: Time,
+    /// Newly acknowledged data, in segments.
+    pub acked: f64,
+    /// Data in flight after this ACK, in segments.
+    pub in_flight: f64,
+    pub rtt: RttStats,
+    /// Whether the window, not the pacer, the receive window or the end of the data,
+    /// limited sending in the current window (RFC 7661; Linux `tcp_is_cwnd_limited`).
+    /// The sender enforces `tcp.cwnd_validation` itself; a law may also read it.
+    pub cwnd_limited: bool,
+    /// Delivery-rate sample; always `None` for now (see [`RateSample`]).
+    pub rate: Option<RateSample>,
+    /// XCP: the feedback this ACK echoes (H_feedback summed over the data packets it
+    /// acknowledges), in segments; +∞ if no XCP router lowered it; `None` when the
+    /// ACK carries no XCP header (non-XCP flows).
+    pub xcp_feedback: Option<f64>,
+}
+
+impl Ack {
+    pub fn new(now: Time, acked: f64) -> Self {
+        Ack {
+            now,
+            acked,
+            ..Ack::default()
+        }
+    }
+}
+
+/// Why the sender is reducing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CongestionKind {
+    /// Duplicate ACKs or RFC 6675 loss detection: fast retransmit.
+    #[default]
+    FastRetransmit,
+    /// The retransmission timer expired (RFC 6298).
+    Timeout,
+    /// An ACK with ECE (RFC 3168 §6.1.2), at most once per window.
+    Ecn,
+}
+
+/// A congestion signal.
+#[derive(Clone, Copy, Debug, Default)]
+#[non_exhaustive]
+pub struct Congestion {
+    pub now: Time,
+    pub kind: CongestionKind,
+    /// FlightSize (RFC 5681): data outstanding when the signal arrived, in segments.
+    pub in_flight: f64,
+    pub rtt: RttStats,
+}
+
+impl Congestion {
+    pub fn new(now: Time, kind: CongestionKind, in_flight: f64) -> Self {
+        Congestion {
             now,
             kind,
             in_flight,
-            srtt: Time::ZERO,
-            min_rtt: Time::ZERO,
+            ..Congestion::default()
         }
     }
+}
 
-    /// A round whose every sample equals `rtt`.
-    pub fn round(now: Time, rtt: Time, base: Time) -> RoundInfo {
-        RoundInfo {
+/// One round trip, closed by the first ACK that covers the data sent when the
+/// previous round closed (tcp/round.rs). Linux keeps this per algorithm (Vegas
+/// `beg_snd_nxt`, Illinois `end_seq`); here the sender keeps it once.
+#[derive(Clone, Copy, Debug, Default)]
+#[non_exhaustive]
+pub struct Round {
+    pub now: Time,
+    /// Rounds closed before this one.
+    pub index: u64,
+    /// RTT samples taken during the round (in any sender state), their minimum and
+    /// their mean (`None` without a sample).
+    pub samples: u32,
+    pub min_rtt: Option<Time>,
+    pub mean_rtt: Option<Time>,
+    pub rtt: RttStats,
+    /// Segments acknowledged during the round.
+    pub delivered: f64,
+    /// The sender's state when the round closed. Rounds also close on partial ACKs
+    /// inside fast recovery, where the sender owns cwnd: once-per-RTT laws skip those.
+    pub ca_state: CaState,
+}
+
+impl Round {
+    pub fn new(now: Time) -> Self {
+        Round {
             now,
-            min_rtt_round: Some(rtt),
-            mean_rtt_round: Some(rtt),
-            base_rtt: base,
-            srtt: rtt,
-            acked: 0,
+            ..Round::default()
         }
     }
 
-    /// Deliver one window of single-segment ACKs (one RTT's worth), then end the round.
+    /// Whether the round closed inside fast recovery.
+    pub fn in_recovery(&self) -> bool {
+        self.ca_state == CaState::Recovery
+    }
+}
+
+// ---- The per-ACK form (packet engine) --------------------------------------------
+
+/// A congestion-control algorithm as the packet engine runs it: laws only. Loss
+/// recovery, the RTO, the ECN once-per-window filter and the cwnd reduction, pacing,
+/// round tracking and cwnd-limited gating belong to the sender, so every algorithm runs
+/// with any recovery, paced or not.
+pub trait CongestionControl: Send {
+    /// The name scenarios use: "cubic", "highspeed", "illinois".
+    fn name(&self) -> &'static str;
+
+    /// The window law, for every ACK that newly acknowledges data outside fast
+    /// recovery. It may shrink the window too. Linux `cong_avoid`.
+    fn on_ack(&mut self, w: &mut Window, ack: &Ack);
+
+    /// Once per round trip, just after `on_ack` for the ACK that closed the round.
+    /// Delay-based laws (Vegas, FAST, Compound, Illinois) decide here.
+    fn on_round(&mut self, _w: &mut Window, _round: &Round) {}
+
+    /// A congestion signal; the sender calls it at most once per window of data.
+    /// Returns the new ssthresh in segments (the sender keeps it ≥ 2, RFC 5681 eq. (4));
+    /// the sender then sets cwnd by its policy (NewReno fast retransmit: ssthresh +
+    /// DupThresh; SACK: ssthresh; timeout: 1; ECN: ssthresh). `w` is read-only on
+    /// purpose: the algorithm updates its own memory here (CUBIC's W_max and epoch,
+    /// Compound's dwnd), never cwnd. Linux `ssthresh`.
+    fn on_congestion(&mut self, w: &Window, ev: &Congestion) -> f64;
+
+    /// Fast recovery ended; the sender has set cwnd = ssthresh (RFC 6582 §3.2 step 3).
+    fn on_recovery_exit(&mut self, _w: &mut Window, _now: Time) {}
+
+    /// Whether the sender should stamp the XCP congestion header on data packets.
+    fn xcp(&self) -> bool {
+        false
+    }
+}
+
+// ---- The rate form (fluid engine) -------------------------------------------------
+
+/// A window law as the fluid engine integrates it, per flow (study 004 eq. 1–2:
+/// dW/dt = a(·)/R in congestion avoidance, W ← (1 − b(·))·W on a loss indication).
+/// Units: window in segments, times in seconds. The engine calls `observe_rtt` and
+/// then `grow` (or its own slow start) once per flow per integration step, so these
+/// stay cheap and allocation-free.
+pub trait FluidLaw {
+    /// The flow starts at time `t` with propagation RTT `rtt`: forget all history.
+    fn start(&mut self, t: f64, rtt: f64);
+
+    /// Congestion avoidance over one step of `dt` seconds at time `t`, with the
+    /// flow's current RTT `rtt` (propagation plus queueing): the new window.
+    fn grow(&mut self, w: f64, t: f64, rtt: f64, dt: f64) -> f64;
+
+    /// A loss indication at time `t` with window `w`: the law's reduced window. (The
+    /// engine, through [`AnyFluidLaw`], keeps it ≥ 2 and ≤ w, as the packet sender
+    /// floors ssthresh.)
+    fn on_loss(&mut self, w: f64, t: f64) -> f64;
+
+    /// The engine's slow start reached ssthresh at time `t` with window `w`.
+    fn on_exit_slow_start(&mut self, _w: f64, _t: f64) {}
+
+    /// The flow's current RTT, every step before `grow` (minimum and maximum filters).
+    fn observe_rtt(&mut self, _rtt: f64) {}
+}
+
+/// The fluid form of an algorithm that has none (XCP: its window is set by routers).
+/// Uninhabited: no value of it exists, so `AnyFluidLaw` never holds one.
+#[derive(Clone, Copy, Debug)]
+pub enum NoFluid {}
+
+impl FluidLaw for NoFluid {
+    fn start(&mut self, _t: f64, _rtt: f64) {
+        match *self {}
+    }
+    fn grow(&mut self, _w: f64, _t: f64, _rtt: f64, _dt: f64) -> f64 {
+        match *self {}
+    }
+    fn on_loss(&mut self, _w: f64, _t: f64) -> f64 {
+        match *self {}
+    }
+}
+
+// ---- Registry ----------------------------------------------------------------------
+
+/// One algorithm: its names, its configuration and both of its forms.
+pub trait Algorithm {
+    /// The names a scenario may give, the canonical one first ("highspeed", "hstcp").
+    const NAMES: &'static [&'static str];
+    /// Parameters, documented and range-checked by `config`.
+    type Config;
+    /// The rate form, [`NoFluid`] when the algorithm has none.
+    type Fluid: FluidLaw;
+    /// Read the parameters of `cc = { name = ..., ... }` (each with its default and
+    /// range); the registry rejects the keys this did not ask for.
+    fn config(p: &mut Params) -> Result<Self::Config, String>;
+    /// The per-ACK form, for the packet engine.
+    fn packet(cfg: &Self::Config) -> Box<dyn CongestionControl>;
+    /// The rate form, for the fluid engine (to be `start`ed); `None` without one.
+    fn fluid(_cfg: &Self::Config) -> Option<Self::Fluid> {
+        None
+    }
+}
+
+/// The fluid engine's floor on a reduced window: ≥ 2 segments, as the packet sender's
+/// ssthresh (RFC 5681 eq. (4)), and never above the window before the loss.
+#[inline]
+fn fluid_loss_floor(w_new: f64, w: f64) -> f64 {
+    w_new.max(2.0).min(w.max(1.0))
+}
+
+/// Generates, from one line per algorithm (`Variant => path::Type,`): [`build`],
+/// [`KNOWN`], [`fluid_law`] and the enum [`AnyFluidLaw`] with match dispatch (the fluid
+/// engine calls the law per flow per step: no `Box<dyn>` there).
+macro_rules! registry {
+    ($($variant:ident => $algo:ty,)*) => {
+        /// The names a scenario may give, per algorithm (aliases after the canonical name).
+        pub const KNOWN: &[&[&str]] = &[$(<$algo as Algorithm>::NAMES),*];
+
+        /// Build the per-ACK form of an algorithm by name. `params` are the extra keys of
+        /// `cc = { name = ..., ... }`; an error names the offending key.
+        pub fn build(
+            name: &str,
+            params: &toml::value::Table,
+        ) -> Result<Box<dyn CongestionControl>, String> {
+            $(
+                if <$algo as Algorithm>::NAMES.contains(&name) {
+                    let mut p = Params::new(name, params);
+                    let cfg = <$algo as Algorithm>::config(&mut p)?;
+                    p.finish()?;
+                    return Ok(<$algo as Algorithm>::packet(&cfg));
+                }
+            )*
+            Err(unknown(name))
+        }
+
+        /// The rate form of an algorithm for the fluid engine, its parameters read by the
+        /// same `config` as the packet form (so a parameter means the same under both).
+        /// Call `start` before use.
+        pub fn fluid_law(
+            name: &str,
+            params: &toml::value::Table,
+        ) -> Result<AnyFluidLaw, String> {
+            $(
+                if <$algo as Algorithm>::NAMES.contains(&name) {
+                    let mut p = Params::new(name, params);
+                    let cfg = <$algo as Algorithm>::config(&mut p)?;
+                    p.finish()?;
+                    return match <$algo as Algorithm>::fluid(&cfg) {
+                        Some(law) => Ok(AnyFluidLaw::$variant(law)),
+                        None => Err(format!(
+                            "\"{name}\" has no fluid law (the fluid engine knows: {})",
+                            fluid_names().join(", ")
+                        )),
+                    };
+                }
+            )*
+            Err(unknown(name))
+        }
+
+        /// The names (aliases included) whose algorithm has a rate form.
+        pub fn fluid_names() -> Vec<&'static str> {
+            let empty = toml::value::Table::new();
+            let mut names = Vec::new();
+            $(
+                let canonical = <$algo as Algorithm>::NAMES[0];
+                let cfg = <$algo as Algorithm>::config(&mut Params::new(canonical, &empty));
+                if cfg.ok().and_then(|c| <$algo as Algorithm>::fluid(&c)).is_some() {
+                    names.extend_from_slice(<$algo as Algorithm>::NAMES);
+                }
+            )*
+            names
+        }
+
+        /// The rate form of any registered algorithm (enum dispatch).
+        #[derive(Clone, Debug)]
+        pub enum AnyFluidLaw {
+            $($variant(<$algo as Algorithm>::Fluid),)*
+        }
+
+        impl FluidLaw for AnyFluidLaw {
+            #[inline]
+            fn start(&mut self, t: f64, rtt: f64) {
+                match self { $(AnyFluidLaw::$variant(l) => l.start(t, rtt),)* }
+            }
+            #[inline]
+            fn grow(&mut self, w: f64, t: f64, rtt: f64, dt: f64) -> f64 {
+                match self { $(AnyFluidLaw::$variant(l) => l.grow(w, t, rtt, dt),)* }
+            }
+            #[inline]
+            fn on_loss(&mut self, w: f64, t: f64) -> f64 {
+                let w_new = match self { $(AnyFluidLaw::$variant(l) => l.on_loss(w, t),)* };
+                fluid_loss_floor(w_new, w)
+            }
+            #[inline]
+            fn on_exit_slow_start(&mut self, w: f64, t: f64) {
+                match self { $(AnyFluidLaw::$variant(l) => l.on_exit_slow_start(w, t),)* }
+            }
+            #[inline]
+            fn observe_rtt(&mut self, rtt: f64) {
+                match self { $(AnyFluidLaw::$variant(l) => l.observe_rtt(rtt),)* }
+            }
+        }
+    };
+}
+
+registry! {
+    Reno => reno::Reno,
+    HighSpeed => highspeed::HighSpeed,
+    Scalable => scalable::Scalable,
+    Bic => bic::Bic,
+    Cubic => cubic::Cubic,
+    Htcp => htcp::Htcp,
+    Vegas => vegas::Vegas,
+    Compound => compound::Compound,
+    Fast => fast::Fast,
+    Illinois => illinois::Illinois,
+    Xcp => xcp::Xcp,
+}
+
+fn unknown(name: &str) -> String {
+    let known: Vec<&str> = KNOWN.iter().flat_map(|n| n.iter().copied()).collect();
+    format!(
+        "unknown congestion control \"{name}\" (known: {})",
+        known.join(", ")
+    )
+}
+
+#[cfg(test)]
+pub(crate) mod test_util {
+    use super::*;
+
+    pub fn state(cwnd: f64, ssthresh: f64) -> Window {
+        Window::new(cwnd, ssthresh)
+    }
+
+    /// An ACK of `acked` segments carrying the sample `rtt` (also the minimum, or
+    /// `srtt` without a sample).
+    pub fn ack_at(now: Time, acked: u64, rtt: Option<Time>, srtt: Time) -> Ack {
+        Ack {
+            rtt: RttStats {
+                latest: rtt,
+                srtt,
+                min: rtt.unwrap_or(srtt),
+            },
+            cwnd_limited: true,
+            ..Ack::new(now, acked as f64)
+        }
+    }
+
+    pub fn cong(now: Time, kind: CongestionKind, in_flight: u64) -> Congestion {
+        Congestion::new(now, kind, in_flight as f64)
+    }
+
+    /// A round (sender Open) whose every sample equals `rtt`.
+    pub fn round(now: Time, rtt: Time, base: Time) -> Round {
+        Round {
+            samples: 1,
+            min_rtt: Some(rtt),
+            mean_rtt: Some(rtt),
+            rtt: RttStats {
+                latest: Some(rtt),
+                srtt: rtt,
+                min: base,
+            },
+            ..Round::new(now)
+        }
+    }
+
+    /// Deliver one window of single-segment ACKs (one RTT's worth) spread evenly over
+    /// the RTT, each with the sample `rtt` and base RTT `base`, then close the round.
     pub fn one_rtt(
         cc: &mut dyn CongestionControl,
-        st: &mut CcState,
+        w: &mut Window,
         now: &mut Time,
         rtt: Time,
         base: Time,
     ) {
-        let n = st.cwnd.floor().max(1.0) as u64;
+        let n = w.cwnd.floor().max(1.0) as u64;
         let step = Time(rtt.ps() / n);
         for _ in 0..n {
             *now += step;
-            let a = AckInfo {
-                min_rtt: base,
-                ..ack_at(*now, 1, Some(rtt), rtt)
-            };
-            cc.on_ack(st, &a);
+            let mut a = ack_at(*now, 1, Some(rtt), rtt);
+            a.rtt.min = base;
+            cc.on_ack(w, &a);
         }
         let mut r = round(*now, rtt, base);
-        r.acked = n;
-        cc.on_round(st, &r);
+        r.samples = n as u32;
+        r.delivered = n as f64;
+        cc.on_round(w, &r);
     }
 
     pub fn table(src: &str) -> toml::value::Table {
@@ -359,9 +540,9 @@ mod tests {
 
     #[test]
     fn every_known_name_builds_with_defaults() {
-        for n in KNOWN {
+        for n in KNOWN.iter().flat_map(|n| n.iter()) {
             let a = build(n, &Default::default()).unwrap_or_else(|e| panic!("{n}: {e}"));
-            assert!(!a.name().is_empty());
+            assert_eq!(a.name(), KNOWN.iter().find(|k| k.contains(n)).unwrap()[0]);
         }
     }
 
@@ -380,6 +561,61 @@ mod tests {
         let e = build("reno", &table("beta = 0.5")).err().unwrap();
         assert!(e.starts_with("beta:"), "{e}");
         let e = build("warp", &Default::default()).err().unwrap();
+        assert!(
+            e.contains("known: reno, newreno, highspeed, hstcp") && e.ends_with("xcp)"),
+            "{e}"
+        );
+        // The fluid constructor reads the same parameters with the same checks.
+        let e = fluid_law("cubic", &table("beta = 1.5")).err().unwrap();
+        assert!(e.starts_with("beta:"), "{e}");
+        let e = fluid_law("warp", &Default::default()).err().unwrap();
         assert!(e.contains("known:"), "{e}");
+    }
+
+    #[test]
+    fn xcp_alone_has_no_fluid_form() {
+        let names = fluid_names();
+        for n in KNOWN.iter().flat_map(|n| n.iter()) {
+            let law = fluid_law(n, &Default::default());
+            if *n == "xcp" {
+                let e = law.err().unwrap();
+                assert!(
+                    e.starts_with("\"xcp\" has no fluid law (the fluid engine knows: reno,"),
+                    "{e}"
+                );
+                assert!(!names.contains(n));
+            } else {
+                assert!(law.is_ok(), "{n}");
+                assert!(names.contains(n), "{n}");
+            }
+        }
+    }
+
+    /// RFC 5681 §3.1 + RFC 3465 (L = 2): slow start adds min(acked, 2) up to ssthresh;
+    /// what passes ssthresh is left for congestion avoidance.
+    #[test]
+    fn slow_start_counts_bytes_up_to_l_and_stops_at_ssthresh() {
+        let mut w = Window::new(4.0, 10.0);
+        assert_eq!(w.slow_start(1.0), 0.0);
+        assert_eq!(w.cwnd, 5.0);
+        assert_eq!(w.slow_start(5.0), 0.0, "at most L = 2 per ACK");
+        assert_eq!(w.cwnd, 7.0);
+        w.cwnd = 9.5;
+        assert_eq!(w.slow_start(2.0), 1.5);
+        assert_eq!(w.cwnd, 10.0);
+        assert!(!w.in_slow_start());
+        assert_eq!(w.slow_start(3.0), 3.0, "outside slow start all is left");
+        w.additive_increase(1.0, 10.0);
+        assert_eq!(w.cwnd, 11.0);
+    }
+
+    /// The fluid engine's floor on a reduced window (the packet sender's ssthresh ≥ 2).
+    #[test]
+    fn fluid_loss_is_floored_at_two_and_below_w() {
+        let mut l = fluid_law("reno", &Default::default()).unwrap();
+        l.start(0.0, 0.1);
+        assert_eq!(l.on_loss(100.0, 1.0), 50.0);
+        assert_eq!(l.on_loss(3.0, 1.0), 2.0);
+        assert_eq!(l.on_loss(1.5, 1.0), 1.5);
     }
 }

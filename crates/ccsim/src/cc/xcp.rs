@@ -17,17 +17,34 @@
 //!
 //! Where we choose, and why:
 //! - feedback arrives converted to segments (bytes ÷ packet size on the wire), the unit
-//!   of `CcState`;
+//!   of `Window`;
 //! - an ACK whose feedback is still +∞ crossed no XCP router: the window stays (XCP
 //!   needs XCP routers; the scenario should put `queue = { kind = "xcp" }` on the
 //!   bottleneck);
 //! - feedback is applied on ACKs that advance the window outside recovery (the sender
 //!   calls `on_ack` there only); during recovery the sender owns cwnd, and the
 //!   feedback of those ACKs is dropped, as in ns-2's agent.
+//!
+//! No rate form: the window is set by the routers' feedback, which the fluid engine
+//! does not model (it has no XCP queue either).
 
-use super::{AckInfo, CcState, CongestionControl, CongestionInfo};
+use super::{Ack, Algorithm, Congestion, CongestionControl, NoFluid, Params, Window};
 
+/// The XCP sender. No parameters.
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Xcp;
+
+impl Algorithm for Xcp {
+    const NAMES: &'static [&'static str] = &["xcp"];
+    type Config = ();
+    type Fluid = NoFluid;
+    fn config(_p: &mut Params) -> Result<(), String> {
+        Ok(())
+    }
+    fn packet(_cfg: &()) -> Box<dyn CongestionControl> {
+        Box::new(Xcp)
+    }
+}
 
 impl CongestionControl for Xcp {
     fn name(&self) -> &'static str {
@@ -38,19 +55,20 @@ impl CongestionControl for Xcp {
         true
     }
 
-    fn on_ack(&mut self, st: &mut CcState, ack: &AckInfo) {
-        let fb = ack.xcp_feedback;
+    fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
+        // An ACK without an XCP header changes nothing (feedback 0).
+        let fb = ack.xcp_feedback.unwrap_or(0.0);
         if fb.is_finite() {
             // §3.3: cwnd = max(cwnd + H_feedback, s).
-            st.cwnd = (st.cwnd + fb).max(1.0);
+            w.cwnd = (w.cwnd + fb).max(1.0);
         }
         // Never in slow start (what the pacer's slow-start factor and reports see).
-        st.ssthresh = st.cwnd;
+        w.ssthresh = w.cwnd;
     }
 
-    fn on_congestion(&mut self, st: &mut CcState, ev: &CongestionInfo) {
+    fn on_congestion(&mut self, _w: &Window, ev: &Congestion) -> f64 {
         // Halve, as RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2·SMSS).
-        st.ssthresh = (ev.in_flight as f64 / 2.0).max(2.0);
+        super::reno::ssthresh(ev.in_flight).max(2.0)
     }
 }
 
@@ -61,9 +79,9 @@ mod tests {
     use crate::cc::CongestionKind;
     use crate::units::Time;
 
-    fn fb(x: f64) -> AckInfo {
-        AckInfo {
-            xcp_feedback: x,
+    fn fb(x: f64) -> Ack {
+        Ack {
+            xcp_feedback: Some(x),
             ..ack_at(Time::ZERO, 1, None, Time::ZERO)
         }
     }
@@ -97,13 +115,10 @@ mod tests {
 
     #[test]
     fn loss_halves() {
-        let mut st = state(40.0, 1000.0);
+        let st = state(40.0, 1000.0);
         let mut cc = Xcp;
-        cc.on_congestion(
-            &mut st,
-            &cong(Time::ZERO, CongestionKind::FastRetransmit, 40),
-        );
-        assert_eq!(st.ssthresh, 20.0);
+        let s = cc.on_congestion(&st, &cong(Time::ZERO, CongestionKind::FastRetransmit, 40));
+        assert_eq!(s, 20.0);
         assert!(cc.xcp());
     }
 }

@@ -492,7 +492,7 @@ impl World {
                 let fl = &mut self.flows[p.flow as usize];
                 fl.losses += 1;
                 if fl.cwnd_at_first_drop.is_none() {
-                    fl.cwnd_at_first_drop = Some(fl.sender.st.cwnd);
+                    fl.cwnd_at_first_drop = Some(fl.sender.cwnd());
                     fl.flight_at_first_drop = Some(fl.sender.in_flight());
                 }
                 self.net_leave(p.flow as usize);
@@ -826,9 +826,9 @@ impl World {
             self.series
                 .push_flow(t, i as u32, SeriesMetric::Throughput, thr);
             self.series
-                .push_flow(t, i as u32, SeriesMetric::Cwnd, fl.sender.st.cwnd);
+                .push_flow(t, i as u32, SeriesMetric::Cwnd, fl.sender.cwnd());
             self.series
-                .push_flow(t, i as u32, SeriesMetric::Ssthresh, fl.sender.st.ssthresh);
+                .push_flow(t, i as u32, SeriesMetric::Ssthresh, fl.sender.ssthresh());
         }
         if now + iv <= self.duration {
             self.events.schedule(now + iv, Event::Sample);

@@ -53,7 +53,7 @@ impl World {
                 ecn_reductions: c.ecn_reductions as f64,
                 recovery_s: c.recovery_time.as_secs_f64(),
             },
-            cwnd_final: fl.sender.st.cwnd,
+            cwnd_final: fl.sender.cwnd(),
             cwnd_at_first_drop: fl.cwnd_at_first_drop,
             flight_at_first_drop: fl.flight_at_first_drop.map(|x| x as f64),
             cov_mean: self.probe.cov_mean(i),

@@ -2,16 +2,17 @@
 //! RTT R_i(t) = propagation + queueing delay, per link a queue q_l(t) with its buffer
 //! limit, the Misra–Gong–Towsley equations with delayed feedback (history buffers), the
 //! drop-tail (study 004 eq. 5) or RED loss law, per algorithm its increase/decrease law
-//! (`laws`), and the loss-synchronization module of study 004 §4.3 (`sync`).
+//! (the rate form in `cc/`, `cc::fluid_law`), and the loss-synchronization module of
+//! study 004 §4.3 (`sync`).
 //!
 //! Units inside: windows in packets (segments), rates and queues in bytes, time in
 //! seconds. Integration is a fixed-step explicit scheme with an exact per-step mass
 //! balance at the queues (so queues stay in [0, limit] and bytes are conserved).
 //! See docs/fluid.md for the equations and the choices made.
 
-pub mod laws;
 pub mod sync;
 
+use crate::cc::{fluid_law, AnyFluidLaw, FluidLaw};
 use crate::error::{RunError, ScenarioError};
 use crate::metrics::probe::{Probe, ProbeConfig, ProbeSample};
 use crate::metrics::sync::{default_gap, EventGrouper};
@@ -26,7 +27,6 @@ use crate::records::{
 use crate::scenario::fluid::{FluidSpec, Level, Policy};
 use crate::scenario::Scenario;
 use crate::units::Time;
-use laws::{Law, LawState};
 
 /// Integration step for a scenario. Default: min propagation RTT / 100. Why: the
 /// feedback delays are realized to the nearest step, so the RTT error is ≤ 0.5 %; the
@@ -94,8 +94,7 @@ struct FlowM {
     data_path: u32,
     ack_path: u32,
     header: u32,
-    law: Law,
-    st: LawState,
+    law: AnyFluidLaw,
     group: String,
     cc: String,
     reverse: bool,
@@ -268,12 +267,14 @@ impl Model {
             let Owner::Group(g) = p.owner else {
                 unreachable!("the scenario check refuses workloads in the fluid engine")
             };
-            let law = Law::from_spec(&sc.flows[g].cc)
+            let cc = &sc.flows[g].cc;
+            let mut law = fluid_law(&cc.name, &cc.params)
                 .map_err(|e| ScenarioError::at(&format!("flows[{g}].cc"), e))?;
             let cfg = &plan.templates[p.template].cfg;
             let size = (cfg.mss + cfg.header) as f64;
             let prop = p.rtt_prop.as_secs_f64();
             let start = p.start.as_secs_f64();
+            law.start(start, prop);
             // The route: the queues on the data path, each with the propagation
             // delay from the sender to it.
             let mut up = Time::ZERO;
@@ -292,7 +293,6 @@ impl Model {
                 ack_path: p.ack_path,
                 header: cfg.header,
                 law,
-                st: LawState::new(&law, start, prop),
                 group: p.group.clone(),
                 cc: p.cc.clone(),
                 reverse: p.reverse,
@@ -501,7 +501,7 @@ impl Model {
             if !f.started {
                 f.started = true;
                 f.w = f.init_cwnd.min(f.w_cap);
-                f.st = LawState::new(&f.law, t, f.prop);
+                f.law.start(t, f.prop);
             }
             // R_i(t) = propagation + Σ queueing delays on the route.
             let mut r = f.prop;
@@ -509,7 +509,7 @@ impl Model {
                 r += qdelay[l];
             }
             f.rtt = r;
-            f.st.observe_rtt(r);
+            f.law.observe_rtt(r);
 
             // Loss signal one feedback delay late (filed in the calendar by the queue).
             let lost = std::mem::take(&mut f.cal[f.c_pos]);
@@ -534,7 +534,7 @@ impl Model {
                     if f.first_drop_cwnd.is_nan() {
                         f.first_drop_cwnd = f.w;
                     }
-                    f.w = f.law.on_loss(&mut f.st, f.w, t);
+                    f.w = f.law.on_loss(f.w, t);
                     f.ssthresh = f.w;
                     f.next_reduce = t + r;
                     if measuring {
@@ -547,10 +547,17 @@ impl Model {
             if f.w < f.ssthresh {
                 f.w += f.w * dt / r;
                 if f.w >= f.ssthresh {
-                    f.law.on_exit_slow_start(&mut f.st, f.w, t);
+                    f.law.on_exit_slow_start(f.w, t);
                 }
             } else {
-                f.w = f.law.grow(&mut f.st, f.w, t, r, dt);
+                let w = f.law.grow(f.w, t, r, dt);
+                // A law that lowers the window in congestion avoidance (Vegas, FAST,
+                // Compound) lowers ssthresh with it, as its per-ACK form does, so that
+                // slow start does not undo the decrease.
+                if w < f.ssthresh {
+                    f.ssthresh = w;
+                }
+                f.w = w;
             }
             // Cap at the receive window; also catches NaN (cannot arise from the laws,
             // but state must stay finite).

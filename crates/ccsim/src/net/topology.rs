@@ -123,6 +123,7 @@ impl TcpTemplate {
             dupthresh: opts.dupthresh.unwrap_or(3),
             recovery,
             ecn: opts.ecn.unwrap_or(false),
+            cwnd_validation: opts.cwnd_validation.unwrap_or(false),
             pacing: match &opts.pacing {
                 Some(pc) => pacing_mode(
                     pc.resolve()

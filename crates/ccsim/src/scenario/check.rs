@@ -634,6 +634,7 @@ fn check_fluid_fields(sc: &Scenario) -> Result<(), ScenarioError> {
             dupthresh,
             pacing,
             ecn,
+            cwnd_validation,
         } = o;
         let f = [
             ("delayed_ack", delayed_ack.is_some()),
@@ -645,6 +646,7 @@ fn check_fluid_fields(sc: &Scenario) -> Result<(), ScenarioError> {
             ("dupthresh", dupthresh.is_some()),
             ("pacing", pacing.is_some()),
             ("ecn", ecn.is_some()),
+            ("cwnd_validation", cwnd_validation.is_some()),
         ];
         for (name, set) in f {
             if set {

@@ -35,6 +35,10 @@ pub struct TcpOpts {
     /// RFC 3168 ECN: data sent ECN-capable, the sender halves once per window on
     /// ECN-Echo (default off).
     pub ecn: Option<bool>,
+    /// RFC 7661 spirit (Linux `tcp_is_cwnd_limited`): a window that did not limit
+    /// sending (pacer, receive window or application) does not grow (default off, as
+    /// ns-2).
+    pub cwnd_validation: Option<bool>,
 }
 
 impl TcpOpts {
@@ -57,7 +61,8 @@ impl TcpOpts {
             timestamps,
             dupthresh,
             pacing,
-            ecn
+            ecn,
+            cwnd_validation
         )
     }
 }

@@ -8,10 +8,10 @@
 //! - `Rate` (as modern stacks, e.g. Linux's `sk_pacing_rate`): rate = factor · cwnd /
 //!   SRTT with factor 2 in slow start and 1.2 afterwards.
 //!
-//! An algorithm that sets `CcState::pacing_rate` overrides both. Before the first RTT
+//! An algorithm that sets `Window::pacing_rate` overrides both. Before the first RTT
 //! sample there is nothing to pace by, and packets leave as the window allows.
 
-use crate::cc::CcState;
+use crate::cc::Window;
 use crate::units::Time;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -47,7 +47,7 @@ impl Pacer {
         }
     }
 
-    pub fn active(&self, st: &CcState) -> bool {
+    pub fn active(&self, st: &Window) -> bool {
         self.mode != PacingMode::None || st.pacing_rate.is_some()
     }
 
@@ -59,7 +59,7 @@ impl Pacer {
     }
 
     /// Seconds between packets now, or None when there is nothing to pace by.
-    pub fn interval(&self, st: &CcState, srtt: Option<f64>, pkt_bytes: f64) -> Option<f64> {
+    pub fn interval(&self, st: &Window, srtt: Option<f64>, pkt_bytes: f64) -> Option<f64> {
         if let Some(rate) = st.pacing_rate {
             return (rate > 0.0).then(|| pkt_bytes / rate);
         }
@@ -104,11 +104,7 @@ mod tests {
 
     #[test]
     fn leaky_bucket_spaces_packets_by_rtt_over_cwnd() {
-        let st = CcState {
-            cwnd: 10.0,
-            ssthresh: 5.0,
-            pacing_rate: None,
-        };
+        let st = Window::new(10.0, 5.0);
         let mut p = Pacer::new(PacingMode::Leaky { depth: 1.0 });
         let iv = p.interval(&st, Some(0.1), 1500.0).unwrap();
         assert!((iv - 0.01).abs() < 1e-12);
@@ -125,16 +121,8 @@ mod tests {
             ca_factor: 1.2,
             depth: 1.0,
         });
-        let ss = CcState {
-            cwnd: 10.0,
-            ssthresh: 64.0,
-            pacing_rate: None,
-        };
-        let ca = CcState {
-            cwnd: 10.0,
-            ssthresh: 5.0,
-            pacing_rate: None,
-        };
+        let ss = Window::new(10.0, 64.0);
+        let ca = Window::new(10.0, 5.0);
         assert!((p.interval(&ss, Some(0.1), 1500.0).unwrap() - 0.005).abs() < 1e-12);
         assert!((p.interval(&ca, Some(0.12), 1500.0).unwrap() - 0.01).abs() < 1e-12);
         assert_eq!(p.interval(&ca, None, 1500.0), None);

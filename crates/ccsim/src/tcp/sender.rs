@@ -1,15 +1,41 @@
-//! The TCP sender: window, loss recovery (Reno / NewReno / SACK), retransmission
-//! timer, ECN reaction.
+//! The TCP sender: window use, loss recovery (Reno / NewReno / SACK), retransmission
+//! timer, ECN reaction, pacing and the cwnd-limited gate.
 //!
-//! Sequence numbers count segments. The congestion-control algorithm (`cc`) decides
-//! cwnd and ssthresh; everything else — duplicate-ACK counting, fast retransmit and
-//! recovery, the RTO and its backoff — is here, so any algorithm runs with any
-//! recovery.
+//! Sequence numbers count segments. The congestion-control algorithm (`cc`) supplies
+//! the laws — how cwnd grows per ACK and per round, and what ssthresh a congestion
+//! signal leaves; everything else is here, so any algorithm runs with any recovery.
+//!
+//! The sender is a state machine over [`CaState`] (Linux's `tcp_ca_state`):
+//!
+//! ```text
+//!              DupThresh duplicates (or IsLost(snd_una) with SACK)
+//!        ┌──────────────────────── enter_recovery ───────────────────────┐
+//!        │                                                               ▼
+//!      Open ◀─────────────────────── exit_recovery ───────────────── Recovery
+//!        ▲        (ACK ≥ recover; with Reno, any new ACK)                │
+//!        │                                                               │ RTO
+//!        │ ACK > recover                                                 ▼
+//!        └────────────────────────────── Loss ◀─────── RTO (from any state)
+//! ```
+//!
+//! - **Open**: the algorithm's `on_ack` drives cwnd; duplicate ACKs count toward fast
+//!   retransmit.
+//! - **Recovery** (RFC 5681 §3.2, RFC 6582, RFC 6675 §5): entered once, by
+//!   `enter_recovery`; the sender owns cwnd (NewReno inflation and partial ACKs, or
+//!   SACK's pipe) until the recovery point is acknowledged.
+//! - **Loss**: after a timeout, slow start from one segment; duplicate ACKs start no
+//!   fast retransmit until snd_una passes the recovery point set at the timeout.
+//!
+//! The RFC 6675 scoreboard is in `scoreboard.rs`, once-per-RTT rounds in `round.rs`.
 
-use crate::cc::{AckInfo, CcState, CongestionControl, CongestionInfo, CongestionKind, RoundInfo};
+use crate::cc::{
+    Ack, CaState, Congestion, CongestionControl, CongestionKind, Round, RttStats, Window,
+};
 use crate::packet::{Packet, PktKind, XcpHeader};
 use crate::tcp::pacer::{Pacer, PacingMode};
+use crate::tcp::round::RoundTracker;
 use crate::tcp::rtt::RttEstimator;
+use crate::tcp::scoreboard::Scoreboard;
 use crate::units::Time;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,6 +65,9 @@ pub struct SenderConfig {
     pub pacing: PacingMode,
     /// RFC 3168: send data as ECN-capable and react to ECN-Echo.
     pub ecn: bool,
+    /// RFC 7661 spirit (Linux `tcp_is_cwnd_limited`): an ACK that was not cwnd-limited
+    /// does not let the window grow (the algorithm still sees it).
+    pub cwnd_validation: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -55,6 +84,26 @@ pub struct SenderStats {
     pub back_to_back: u64,
 }
 
+/// Whether the window limited sending, tracked per window of data as Linux's
+/// `tcp_cwnd_validate` does.
+#[derive(Clone, Copy, Debug, Default)]
+struct CwndUse {
+    /// The last send attempt in the current window was stopped by cwnd (Linux
+    /// `is_cwnd_limited`).
+    limited: bool,
+    /// The most segments out in the current window (Linux `max_packets_out`).
+    max_out: u64,
+    /// The current window ends when snd_una reaches this (Linux `cwnd_usage_seq`).
+    until: u64,
+}
+
+/// What an ACK of new data tells the laws besides itself.
+#[derive(Clone, Copy, Debug)]
+struct AckCtx {
+    cwnd_limited: bool,
+    rtt: RttStats,
+}
+
 pub struct Sender {
     pub cfg: SenderConfig,
     /// Total segments to send (u64::MAX: unlimited) and the payload of the last one.
@@ -62,19 +111,19 @@ pub struct Sender {
     pub last_payload: u32,
     pub data_path: u32,
     pub flow: u32,
-    pub cc: Box<dyn CongestionControl>,
-    pub st: CcState,
+    cc: Box<dyn CongestionControl>,
+    /// cwnd and ssthresh: the algorithm's laws and this sender's recovery change them.
+    win: Window,
     pub snd_una: u64,
     pub snd_nxt: u64,
     /// One past the highest segment ever sent.
     pub high_tx: u64,
+    state: CaState,
     dupacks: u32,
-    pub in_recovery: bool,
-    /// RFC 6582 `recover`: high_tx when recovery (or a timeout) began.
+    /// RFC 6582 `recover`, RFC 6675 RecoveryPoint: high_tx when the last recovery or
+    /// timeout began.
     recover: u64,
-    /// high_tx at the last timeout (0: none yet): the guard against fast
-    /// retransmits caused by the sender's own go-back-N resends (RFC 6582 §4).
-    rto_recover: u64,
+    /// NewReno: the timer is restarted on the first partial ACK only (RFC 6582 §4.1).
     first_partial: bool,
     pub rtt: RttEstimator,
     /// Karn's rule without timestamps: the one segment being timed, and when.
@@ -85,13 +134,8 @@ pub struct Sender {
     pub pace_at: Option<Time>,
     last_tx: Option<Time>,
     pub stats: SenderStats,
-    /// RFC 6675 scoreboard: SACKed ranges [start, end) above snd_una, sorted and
-    /// disjoint (a handful of holes, so every query is O(holes), not O(window)).
-    sacked: Vec<(u64, u64)>,
-    /// One past the highest segment retransmitted in this recovery (HighRxt + 1).
-    rxt_next: u64,
-    /// Segments below this that are not SACKed are lost (RFC 6675 IsLost).
-    lost_end: u64,
+    /// RFC 6675 scoreboard (SACK recovery only).
+    sb: Scoreboard,
     /// RFC 3168 §6.1.2: no second ECN reduction until snd_una passes this point.
     ecn_recover: u64,
     /// Set CWR on the next new data segment.
@@ -101,12 +145,8 @@ pub struct Sender {
     xcp: bool,
     /// snd_una at the last timeout: that segment has been resent by the timer.
     rto_una: Option<u64>,
-    // Once-per-RTT bookkeeping.
-    round_end: u64,
-    round_min: Option<Time>,
-    round_sum: f64,
-    round_n: u32,
-    round_acked: u64,
+    round: RoundTracker,
+    cwnd_use: CwndUse,
 }
 
 impl Sender {
@@ -129,11 +169,7 @@ impl Sender {
         let pacing = cfg.pacing;
         let xcp = cc.xcp();
         Sender {
-            st: CcState {
-                cwnd: cfg.init_cwnd,
-                ssthresh: cfg.init_ssthresh,
-                pacing_rate: None,
-            },
+            win: Window::new(cfg.init_cwnd, cfg.init_ssthresh),
             cfg,
             limit,
             last_payload,
@@ -143,10 +179,9 @@ impl Sender {
             snd_una: 0,
             snd_nxt: 0,
             high_tx: 0,
+            state: CaState::Open,
             dupacks: 0,
-            in_recovery: false,
             recover: 0,
-            rto_recover: 0,
             first_partial: true,
             rtt,
             timed: None,
@@ -155,20 +190,40 @@ impl Sender {
             pace_at: None,
             last_tx: None,
             stats: SenderStats::default(),
-            sacked: Vec::new(),
-            rxt_next: 0,
-            lost_end: 0,
+            sb: Scoreboard::default(),
             ecn_recover: 0,
             cwr_pending: false,
             recovery_start: Time::ZERO,
             xcp,
             rto_una: None,
-            round_end: 0,
-            round_min: None,
-            round_sum: 0.0,
-            round_n: 0,
-            round_acked: 0,
+            round: RoundTracker::default(),
+            cwnd_use: CwndUse::default(),
         }
+    }
+
+    /// Congestion window, in segments.
+    pub fn cwnd(&self) -> f64 {
+        self.win.cwnd
+    }
+
+    /// Slow-start threshold, in segments.
+    pub fn ssthresh(&self) -> f64 {
+        self.win.ssthresh
+    }
+
+    /// cwnd, ssthresh and the algorithm's pacing rate.
+    pub fn window(&self) -> &Window {
+        &self.win
+    }
+
+    /// Where the sender stands in loss recovery.
+    pub fn state(&self) -> CaState {
+        self.state
+    }
+
+    /// The algorithm's name ("cubic").
+    pub fn cc_name(&self) -> &'static str {
+        self.cc.name()
     }
 
     pub fn done(&self) -> bool {
@@ -177,6 +232,23 @@ impl Sender {
 
     pub fn in_flight(&self) -> u64 {
         self.snd_nxt - self.snd_una
+    }
+
+    /// Whether the window limited sending (Linux `tcp_is_cwnd_limited`): the last send
+    /// attempt of the current window was stopped by cwnd, or, in slow start, cwnd is
+    /// below twice the most segments out in it (so that slow start can double what
+    /// was actually used).
+    pub fn cwnd_limited(&self) -> bool {
+        self.cwnd_use.limited
+            || (self.win.in_slow_start() && self.win.cwnd < 2.0 * self.cwnd_use.max_out as f64)
+    }
+
+    fn rtt_stats(&self, latest: Option<Time>) -> RttStats {
+        RttStats {
+            latest,
+            srtt: self.rtt.srtt_time(),
+            min: self.rtt.min_rtt.unwrap_or(Time::ZERO),
+        }
     }
 
     fn payload_of(&self, seq: u64) -> u32 {
@@ -218,7 +290,7 @@ impl Sender {
         // SRTT, and an unlimited request that the routers lower (cc/xcp.rs).
         if self.xcp {
             p.set_xcp(XcpHeader {
-                cwnd: (self.st.cwnd * (self.cfg.mss + self.cfg.header) as f64) as f32,
+                cwnd: (self.win.cwnd * (self.cfg.mss + self.cfg.header) as f64) as f32,
                 rtt: self.rtt.srtt.unwrap_or(0.0) as f32,
                 feedback: f32::INFINITY,
             });
@@ -240,7 +312,7 @@ impl Sender {
     /// Pacing gate: true if a packet may leave now; otherwise records when.
     fn pace_ok(&mut self, now: Time) -> bool {
         let pkt = (self.cfg.mss + self.cfg.header) as f64;
-        if let Some(iv) = self.pacer.interval(&self.st, self.rtt.srtt, pkt) {
+        if let Some(iv) = self.pacer.interval(&self.win, self.rtt.srtt, pkt) {
             if let Err(at) = self.pacer.take(now, iv) {
                 self.pace_at = Some(at);
                 return false;
@@ -252,12 +324,14 @@ impl Sender {
     /// Send what the window (and the pacer) allows.
     pub fn try_send(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.pace_at = None;
-        let paced = self.pacer.active(&self.st);
-        if self.in_recovery && self.cfg.recovery == Recovery::Sack {
+        let paced = self.pacer.active(&self.win);
+        if self.state == CaState::Recovery && self.cfg.recovery == Recovery::Sack {
             self.sack_send(paced, now, out);
             return;
         }
-        let wnd = (self.st.cwnd.floor().max(1.0) as u64).min(self.cfg.rwnd);
+        let cwnd = self.win.cwnd.floor().max(1.0) as u64;
+        let wnd = cwnd.min(self.cfg.rwnd);
+        let mut sent = false;
         while self.snd_nxt < self.limit && self.snd_nxt < self.snd_una + wnd {
             if paced && !self.pace_ok(now) {
                 break;
@@ -266,127 +340,58 @@ impl Sender {
             self.segment(seq, now, out);
             self.snd_nxt += 1;
             self.high_tx = self.high_tx.max(self.snd_nxt);
+            sent = true;
         }
+        // Stopped by cwnd when the flight fills it (Linux tcp_write_xmit); the pacer,
+        // the receive window and the end of the data leave it unfilled.
+        let limited = self.in_flight() >= cwnd;
+        self.validate_cwnd(sent, limited);
     }
 
-    // ---- RFC 6675 SACK-based recovery ---------------------------------------
-
-    /// Merge the ACK's SACK blocks into the scoreboard (RFC 6675 §5 step (A) "Update").
-    fn update_scoreboard(&mut self, ack: &Packet) {
-        for (s, e) in ack.sack_blocks() {
-            let s = s.max(self.snd_una);
-            let e = e.min(self.high_tx);
-            if s >= e {
-                continue;
-            }
-            // Ranges that overlap or touch [s, e) are i..j; replace them by one.
-            let i = self.sacked.partition_point(|&(_, re)| re < s);
-            let j = self.sacked.partition_point(|&(rs, _)| rs <= e);
-            if i < j {
-                let ns = s.min(self.sacked[i].0);
-                let ne = e.max(self.sacked[j - 1].1);
-                self.sacked[i] = (ns, ne);
-                self.sacked.drain(i + 1..j);
-            } else {
-                self.sacked.insert(i, (s, e));
-            }
+    /// Linux `tcp_cwnd_validate`: remember whether this window was cwnd-limited, or
+    /// else the most segments it had out.
+    fn validate_cwnd(&mut self, sent: bool, limited: bool) {
+        if !(sent || limited) {
+            return;
         }
-    }
-
-    /// Forget SACK state below the new cumulative ACK point.
-    fn advance_scoreboard(&mut self) {
-        let a = self.snd_una;
-        let k = self.sacked.partition_point(|&(_, e)| e <= a);
-        self.sacked.drain(..k);
-        if let Some(first) = self.sacked.first_mut() {
-            first.0 = first.0.max(a);
+        let out = self.in_flight();
+        let u = &mut self.cwnd_use;
+        if self.snd_una >= u.until || limited || (!u.limited && out > u.max_out) {
+            u.limited = limited;
+            u.max_out = out;
+            u.until = self.snd_nxt;
         }
-    }
-
-    /// SACKed segments in [x, y).
-    fn sacked_in(&self, x: u64, y: u64) -> u64 {
-        self.sacked
-            .iter()
-            .map(|&(s, e)| e.min(y).saturating_sub(s.max(x)))
-            .sum()
-    }
-
-    /// RFC 6675 IsLost, as a boundary: a segment is lost when at least DupThresh
-    /// SACKed segments lie above it, so every un-SACKed segment below the
-    /// DupThresh-th SACKed segment from the top is lost.
-    fn compute_lost_end(&mut self) {
-        let need = self.cfg.dupthresh.max(1) as u64;
-        let mut acc = 0;
-        self.lost_end = self.snd_una;
-        for &(s, e) in self.sacked.iter().rev() {
-            if acc + (e - s) >= need {
-                self.lost_end = e - (need - acc);
-                return;
-            }
-            acc += e - s;
-        }
-    }
-
-    /// RFC 6675 §4 SetPipe, in segments: un-SACKed segments not deemed lost, plus
-    /// those retransmitted in this recovery (below HighRxt).
-    fn pipe(&self) -> u64 {
-        let una = self.snd_una;
-        let lo = self.lost_end.clamp(una, self.high_tx);
-        let not_lost = (self.high_tx - lo) - self.sacked_in(lo, self.high_tx);
-        let rx = self.rxt_next.clamp(una, self.high_tx);
-        let retx = (rx - una) - self.sacked_in(una, rx);
-        not_lost + retx
-    }
-
-    /// The lowest un-SACKed segment at or above `x`.
-    fn next_unsacked(&self, mut x: u64) -> u64 {
-        let i = self.sacked.partition_point(|&(_, e)| e <= x);
-        for &(s, e) in &self.sacked[i..] {
-            if s > x {
-                break;
-            }
-            x = x.max(e);
-        }
-        x
-    }
-
-    /// RFC 6675 §4 NextSeg: (1) the lowest lost segment above HighRxt, (2) new
-    /// data, (3) the lowest un-SACKed segment above HighRxt below HighACK. Rule 4
-    /// (rescue retransmission) is optional and not used.
-    fn next_seg(&self) -> Option<u64> {
-        let x = self.next_unsacked(self.rxt_next.max(self.snd_una));
-        if x < self.lost_end {
-            return Some(x);
-        }
-        if self.snd_nxt < self.limit && self.snd_nxt - self.snd_una < self.cfg.rwnd {
-            return Some(self.snd_nxt);
-        }
-        let high_ack = self.sacked.last().map_or(self.snd_una, |r| r.1);
-        (x < high_ack).then_some(x)
     }
 
     /// RFC 6675 §5 steps (C)-(E): send while cwnd - pipe >= 1 segment.
     fn sack_send(&mut self, paced: bool, now: Time, out: &mut Vec<Packet>) {
-        self.compute_lost_end();
-        let mut pipe = self.pipe();
-        while self.st.cwnd - pipe as f64 >= 1.0 {
-            let Some(seq) = self.next_seg() else { break };
+        self.sb.compute_lost_end(self.snd_una, self.cfg.dupthresh);
+        let mut pipe = self.sb.pipe(self.snd_una, self.high_tx);
+        let mut sent = false;
+        while self.win.cwnd - pipe as f64 >= 1.0 {
+            let new_data = self.snd_nxt < self.limit && self.snd_nxt - self.snd_una < self.cfg.rwnd;
+            let Some(seq) = self.sb.next_seg(self.snd_una, self.snd_nxt, new_data) else {
+                break;
+            };
             if paced && !self.pace_ok(now) {
                 break;
             }
             self.segment(seq, now, out);
             if seq < self.high_tx {
-                self.rxt_next = self.rxt_next.max(seq + 1);
+                self.sb.retransmitted(seq);
             } else {
                 self.snd_nxt = seq + 1;
                 self.high_tx = self.snd_nxt;
             }
             pipe += 1;
+            sent = true;
         }
+        let limited = self.win.cwnd - (pipe as f64) < 1.0;
+        self.validate_cwnd(sent, limited);
     }
 
     pub fn start(&mut self, now: Time, out: &mut Vec<Packet>) {
-        self.round_end = 0;
+        self.round.restart();
         self.try_send(now, out);
     }
 
@@ -403,14 +408,17 @@ impl Sender {
         if a > self.high_tx {
             return; // acknowledges data never sent: ignore
         }
+        let sack = self.cfg.recovery == Recovery::Sack;
         if a > self.snd_una {
             self.on_new_ack(a, ack.ts_ecr, ack.xcp(), now, out);
-            if self.cfg.recovery == Recovery::Sack {
-                self.update_scoreboard(ack);
+            if sack {
+                self.sb
+                    .update(ack.sack_blocks(), self.snd_una, self.high_tx);
             }
         } else if a == self.snd_una && self.snd_una < self.high_tx {
-            if self.cfg.recovery == Recovery::Sack {
-                self.update_scoreboard(ack);
+            if sack {
+                self.sb
+                    .update(ack.sack_blocks(), self.snd_una, self.high_tx);
             }
             self.on_dupack(now, out);
         }
@@ -423,12 +431,13 @@ impl Sender {
     /// RFC 3168 §6.1.2: react to ECN-Echo as to a loss, at most once per window of
     /// data, and not while already reducing for a loss; tell the receiver with CWR.
     fn on_ecn_echo(&mut self, now: Time) {
-        if self.in_recovery || self.snd_una < self.ecn_recover {
+        if self.state == CaState::Recovery || self.snd_una < self.ecn_recover {
             return;
         }
         self.stats.ecn_reductions += 1;
-        self.congestion(CongestionKind::Ecn, now);
-        self.st.cwnd = self.st.ssthresh.max(1.0);
+        self.win.ssthresh = self.congestion(CongestionKind::Ecn, now);
+        // No retransmission, so no recovery: cwnd = ssthresh at once.
+        self.win.cwnd = self.win.ssthresh.max(1.0);
         self.cwr_pending = true;
     }
 
@@ -440,6 +449,7 @@ impl Sender {
         now: Time,
         out: &mut Vec<Packet>,
     ) {
+        let cwnd_limited = self.cwnd_limited();
         let acked = a - self.snd_una;
         // RTT sample: the timestamp echo (RFC 7323 §4.3), or the timed segment (Karn).
         let sample = if self.cfg.timestamps {
@@ -457,183 +467,202 @@ impl Sender {
             self.rtt.sample(r);
             // RFC 6298 §5.7 / Karn: a valid sample for new data ends the backoff.
             self.rtt.backoff = 0;
-            self.round_min = Some(self.round_min.map_or(r, |m| m.min(r)));
-            self.round_sum += r.as_secs_f64();
-            self.round_n += 1;
+            self.round.sample(r);
         }
+        let cx = AckCtx {
+            cwnd_limited,
+            rtt: self.rtt_stats(sample),
+        };
         self.snd_una = a;
         if self.snd_nxt < a {
             self.snd_nxt = a;
         }
         if self.cfg.recovery == Recovery::Sack {
-            self.advance_scoreboard();
+            self.sb.advance(a);
         }
-        self.round_acked += acked;
+        self.round.acked(acked);
 
-        if self.in_recovery {
-            let full = match self.cfg.recovery {
-                Recovery::Reno => true,
-                Recovery::NewReno | Recovery::Sack => a >= self.recover,
-            };
-            if full {
-                // RFC 6582 §3.2 step 3, option 2 (as ns-2): cwnd = ssthresh.
-                self.in_recovery = false;
-                self.stats.recovery_time += now - self.recovery_start;
-                self.dupacks = 0;
-                self.st.cwnd = self.st.ssthresh;
-                self.cc.on_recovery_exit(&mut self.st, now);
-            } else if self.cfg.recovery == Recovery::Sack {
-                // RFC 6675 §5 (C): a cumulative ACK inside recovery only updates the
-                // scoreboard; the caller then sends by pipe. RFC 6298 §5.3: restart
-                // the timer on an ACK of new data.
-                self.restart_timer(now);
-                self.end_round_if_due(now);
-                return;
-            } else {
-                // Partial ACK (RFC 6582 §3.2 step 4): retransmit the next hole,
-                // deflate by the amount acked, add back one segment.
-                let seq = self.snd_una;
-                self.segment(seq, now, out);
-                self.st.cwnd = (self.st.cwnd - acked as f64 + 1.0).max(1.0);
-                if self.first_partial {
-                    self.first_partial = false;
+        match self.state {
+            CaState::Recovery => {
+                let full = match self.cfg.recovery {
+                    Recovery::Reno => true,
+                    Recovery::NewReno | Recovery::Sack => a >= self.recover,
+                };
+                if full {
+                    self.exit_recovery(now);
+                } else if self.cfg.recovery == Recovery::Sack {
+                    // RFC 6675 §5 (C): a cumulative ACK inside recovery only updates the
+                    // scoreboard; the caller then sends by pipe. RFC 6298 §5.3: restart
+                    // the timer on an ACK of new data.
                     self.restart_timer(now);
+                    self.end_round_if_due(now, &cx);
+                    return;
+                } else {
+                    // Partial ACK (RFC 6582 §3.2 step 4): retransmit the next hole,
+                    // deflate by the amount acked, add back one segment.
+                    let seq = self.snd_una;
+                    self.segment(seq, now, out);
+                    self.win.cwnd = (self.win.cwnd - acked as f64 + 1.0).max(1.0);
+                    if self.first_partial {
+                        self.first_partial = false;
+                        self.restart_timer(now);
+                    }
+                    self.end_round_if_due(now, &cx);
+                    return;
                 }
-                self.end_round_if_due(now);
-                return;
             }
-        } else {
-            self.dupacks = 0;
-            let info = AckInfo {
-                now,
-                acked,
-                rtt: sample,
-                srtt: self.rtt.srtt_time(),
-                min_rtt: self.rtt.min_rtt.unwrap_or(Time::ZERO),
-                in_flight: self.in_flight(),
-                in_recovery: false,
-                xcp_feedback: xcp.map_or(0.0, |h| {
-                    h.feedback as f64 / (self.cfg.mss + self.cfg.header) as f64
-                }),
-            };
-            self.cc.on_ack(&mut self.st, &info);
+            CaState::Open | CaState::Loss => {
+                if self.state == CaState::Loss && a > self.recover {
+                    // The cumulative ACK passed the point of the timeout: duplicate
+                    // ACKs mean new losses again.
+                    self.state = CaState::Open;
+                }
+                self.dupacks = 0;
+                let ack = Ack {
+                    now,
+                    acked: acked as f64,
+                    in_flight: self.in_flight() as f64,
+                    rtt: cx.rtt,
+                    cwnd_limited,
+                    rate: None,
+                    xcp_feedback: xcp
+                        .map(|h| h.feedback as f64 / (self.cfg.mss + self.cfg.header) as f64),
+                };
+                let before = self.win.cwnd;
+                self.cc.on_ack(&mut self.win, &ack);
+                self.gate_growth(before, cwnd_limited);
+            }
         }
         self.restart_timer(now);
-        self.end_round_if_due(now);
+        self.end_round_if_due(now, &cx);
     }
 
-    fn end_round_if_due(&mut self, now: Time) {
-        if self.snd_una < self.round_end {
-            return;
+    /// `tcp.cwnd_validation`: a window that did not limit sending does not grow (the
+    /// law may still shrink it).
+    fn gate_growth(&mut self, before: f64, cwnd_limited: bool) {
+        if self.cfg.cwnd_validation && !cwnd_limited && self.win.cwnd > before {
+            self.win.cwnd = before;
         }
-        let r = RoundInfo {
-            now,
-            min_rtt_round: self.round_min,
-            mean_rtt_round: (self.round_n > 0)
-                .then(|| Time::from_secs_f64(self.round_sum / self.round_n as f64)),
-            base_rtt: self.rtt.min_rtt.unwrap_or(Time::ZERO),
-            srtt: self.rtt.srtt_time(),
-            acked: self.round_acked,
+    }
+
+    fn end_round_if_due(&mut self, now: Time, cx: &AckCtx) {
+        let Some(c) = self.round.close_if_due(self.snd_una, self.snd_nxt) else {
+            return;
         };
-        self.cc.on_round(&mut self.st, &r);
-        self.round_end = self.snd_nxt.max(self.snd_una + 1);
-        self.round_min = None;
-        self.round_sum = 0.0;
-        self.round_n = 0;
-        self.round_acked = 0;
+        let r = Round {
+            now,
+            index: c.index,
+            samples: c.samples,
+            min_rtt: c.min_rtt,
+            mean_rtt: c.mean_rtt,
+            rtt: cx.rtt,
+            delivered: c.acked as f64,
+            ca_state: self.state,
+        };
+        let before = self.win.cwnd;
+        self.cc.on_round(&mut self.win, &r);
+        self.gate_growth(before, cx.cwnd_limited);
     }
 
     fn on_dupack(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.dupacks += 1;
-        if self.cfg.recovery == Recovery::Sack {
-            self.sack_dupack(now, out);
-            return;
+        match self.state {
+            CaState::Recovery => {
+                // RFC 5681 §3.2 step 4: inflate by one segment per further duplicate.
+                // SACK recovery needs nothing here: the caller sends by pipe.
+                if self.cfg.recovery != Recovery::Sack {
+                    self.win.cwnd += 1.0;
+                }
+            }
+            // RFC 6582 §4: after a timeout the sender resends segments the receiver may
+            // already hold, and each brings back a duplicate acknowledging exactly up to
+            // the highest segment sent before the timeout. Such duplicates do not "cover
+            // more than recover" (ack − 1 > recover, RFC 6582 §3.2): they show redundant
+            // retransmissions, not a new loss, and start no fast retransmit (ns-2's
+            // `bugFix_`, on by default, does the same for Reno and NewReno). RFC 6675
+            // §5.1 says the same for SACK: no new recovery until HighACK passes the
+            // RecoveryPoint set at the timeout.
+            CaState::Loss => {}
+            CaState::Open => {
+                // After a fast recovery NewReno and SACK wait only for snd_una to reach
+                // `recover` (which leaving Recovery already required), not to pass it as
+                // ns-2 does: a loss of the first segment sent after the recovery point
+                // then gets a fast retransmit rather than a timeout (RFC 6582 §4 leaves
+                // that case to its heuristics).
+                debug_assert!(self.cfg.recovery == Recovery::Reno || self.snd_una >= self.recover);
+                if self.loss_detected() {
+                    self.enter_recovery(now, out);
+                }
+            }
         }
-        if self.in_recovery {
-            // RFC 5681 §3.2 step 4: inflate by one segment per further duplicate.
-            self.st.cwnd += 1.0;
-            return;
+    }
+
+    /// Fast retransmit: DupThresh duplicates (RFC 5681 §3.2; exactly the DupThresh-th
+    /// for Reno and NewReno), or for SACK also IsLost(snd_una) (RFC 6675 §5).
+    fn loss_detected(&mut self) -> bool {
+        match self.cfg.recovery {
+            Recovery::Sack => {
+                let lost_end = self.sb.compute_lost_end(self.snd_una, self.cfg.dupthresh);
+                self.dupacks >= self.cfg.dupthresh || lost_end > self.snd_una
+            }
+            Recovery::Reno | Recovery::NewReno => self.dupacks == self.cfg.dupthresh,
         }
-        if self.dupacks != self.cfg.dupthresh {
-            return;
-        }
-        // RFC 6582 §4: after a timeout the sender resends segments the receiver may
-        // already hold, and each brings back a duplicate acknowledging exactly up to
-        // the highest segment sent before the timeout. Such duplicates do not "cover
-        // more than recover" (ack − 1 > recover, RFC 6582 §3.2, with `rto_recover`
-        // one past that segment): they show redundant retransmissions, not a new
-        // loss, and start no fast retransmit (ns-2's `bugFix_`, on by default, does
-        // the same for Reno and NewReno). After a fast recovery NewReno waits only
-        // for snd_una to reach `recover`, not to pass it as ns-2 does: a loss of the
-        // first segment sent after the recovery point then gets a fast retransmit
-        // rather than a timeout (RFC 6582 §4 leaves that case to its heuristics).
-        if self.rto_recover > 0 && self.snd_una <= self.rto_recover {
-            return;
-        }
-        if self.cfg.recovery == Recovery::NewReno && self.snd_una < self.recover {
-            return;
-        }
+    }
+
+    /// Open → Recovery: the algorithm's ssthresh, the recovery point, cwnd by the
+    /// recovery's rule, and the retransmission of the first unacknowledged segment.
+    fn enter_recovery(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.stats.fast_retransmits += 1;
-        self.congestion(CongestionKind::FastRetransmit, now);
-        self.in_recovery = true;
+        self.win.ssthresh = self.congestion(CongestionKind::FastRetransmit, now);
+        self.state = CaState::Recovery;
         self.recovery_start = now;
         self.first_partial = true;
+        // RFC 6582 `recover` = RFC 6675 RecoveryPoint = HighData.
         self.recover = self.high_tx;
-        self.st.cwnd = self.st.ssthresh + self.cfg.dupthresh as f64;
+        self.win.cwnd = match self.cfg.recovery {
+            // RFC 6675 §5 step (4.2): cwnd = ssthresh; then (4.3) retransmit the first
+            // un-SACKed segment and (4.4) send by pipe (the caller's try_send).
+            Recovery::Sack => self.win.ssthresh.max(1.0),
+            // RFC 5681 §3.2 step 3 (RFC 6582 §3.2 step 2): cwnd = ssthresh + 3·SMSS,
+            // DupThresh segments in general.
+            Recovery::Reno | Recovery::NewReno => self.win.ssthresh + self.cfg.dupthresh as f64,
+        };
         let seq = self.snd_una;
         self.segment(seq, now, out);
+        if self.cfg.recovery == Recovery::Sack {
+            self.sb.enter_recovery(seq);
+        }
         self.restart_timer(now);
     }
 
-    /// RFC 6675 §5: enter recovery on DupThresh duplicates or once IsLost(snd_una);
-    /// in recovery, duplicates need nothing here (the caller sends by pipe).
-    fn sack_dupack(&mut self, now: Time, out: &mut Vec<Packet>) {
-        if self.in_recovery {
-            return;
-        }
-        self.compute_lost_end();
-        if self.dupacks < self.cfg.dupthresh && self.lost_end <= self.snd_una {
-            return;
-        }
-        // RFC 6675 §5.1: after a timeout, no new recovery until HighACK (the highest
-        // octet cumulatively acknowledged) passes the RecoveryPoint set then (HighData,
-        // the highest octet sent: `rto_recover` is one past it); duplicates from
-        // resent segments the receiver held acknowledge exactly up to it. After a
-        // recovery, a new one may start once snd_una reaches its RecoveryPoint.
-        if (self.rto_recover > 0 && self.snd_una <= self.rto_recover) || self.snd_una < self.recover
-        {
-            return;
-        }
-        self.stats.fast_retransmits += 1;
-        self.congestion(CongestionKind::FastRetransmit, now);
-        self.in_recovery = true;
-        self.recovery_start = now;
-        // RecoveryPoint = HighData. RFC 6675 §5 step (4.2): cwnd = ssthresh; (4.3)
-        // retransmit the first un-SACKed segment; then (4.4) send by pipe (the caller's
-        // try_send).
-        self.recover = self.high_tx;
-        self.st.cwnd = self.st.ssthresh.max(1.0);
-        let seq = self.snd_una;
-        self.segment(seq, now, out);
-        self.rxt_next = seq + 1;
-        self.restart_timer(now);
+    /// Recovery → Open on the ACK that ends it (RFC 6582 §3.2 step 3, option 2, as
+    /// ns-2: cwnd = ssthresh).
+    fn exit_recovery(&mut self, now: Time) {
+        self.state = CaState::Open;
+        self.stats.recovery_time += now - self.recovery_start;
+        self.dupacks = 0;
+        self.win.cwnd = self.win.ssthresh;
+        self.cc.on_recovery_exit(&mut self.win, now);
     }
 
-    fn congestion(&mut self, kind: CongestionKind, now: Time) {
-        let info = CongestionInfo {
+    /// Tell the algorithm of a congestion signal; the ssthresh it asks for (≥ 2
+    /// segments, RFC 5681 eq. (4)), which the caller applies by its policy.
+    fn congestion(&mut self, kind: CongestionKind, now: Time) -> f64 {
+        let ev = Congestion {
             now,
             kind,
-            in_flight: self.in_flight(),
-            srtt: self.rtt.srtt_time(),
-            min_rtt: self.rtt.min_rtt.unwrap_or(Time::ZERO),
+            in_flight: self.in_flight() as f64,
+            rtt: self.rtt_stats(None),
         };
-        self.cc.on_congestion(&mut self.st, &info);
+        let ssthresh = self.cc.on_congestion(&self.win, &ev).max(2.0);
         // RFC 3168 §6.1.2: one reduction per window, whatever signalled it; ECN-Echo
         // for data sent before this point does not reduce again.
         self.ecn_recover = self.high_tx;
+        ssthresh
     }
 
-    /// The retransmission timer expired (the caller checked the deadline).
+    /// The retransmission timer expired (the caller checked the deadline): any state →
+    /// Loss.
     pub fn on_timeout(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.rto_deadline = None;
         if self.snd_una >= self.high_tx {
@@ -650,32 +679,281 @@ impl Sender {
             // path. Linux's tcp_enter_loss likewise reduces ssthresh only "if it has
             // not yet been made inside this window". The algorithm still hears of the
             // timeout (CUBIC, Illinois and Compound reset their state on it).
-            let reduced = self.in_recovery.then_some(self.st.ssthresh);
-            self.congestion(CongestionKind::Timeout, now);
-            if let Some(ssthresh) = reduced {
-                self.st.ssthresh = ssthresh;
+            let ssthresh = self.congestion(CongestionKind::Timeout, now);
+            if self.state != CaState::Recovery {
+                self.win.ssthresh = ssthresh;
             }
         }
         self.rto_una = Some(self.snd_una);
         // RFC 5681 §3.1: loss window of one segment; go back to the first unacked.
-        self.st.cwnd = 1.0;
-        if self.in_recovery {
+        self.win.cwnd = 1.0;
+        if self.state == CaState::Recovery {
             self.stats.recovery_time += now - self.recovery_start;
         }
-        self.in_recovery = false;
+        self.state = CaState::Loss;
         self.dupacks = 0;
+        // The recovery point of the Loss state (RFC 6582 §4, RFC 6675 §5.1).
         self.recover = self.high_tx;
-        self.rto_recover = self.high_tx;
         self.snd_nxt = self.snd_una;
         self.timed = None;
         // RFC 2018 §8: after a timeout the SACK information is not trusted (the
         // receiver may have reneged); start the scoreboard afresh.
-        self.sacked.clear();
-        self.rxt_next = self.snd_una;
-        self.lost_end = self.snd_una;
+        self.sb.reset(self.snd_una);
         // RFC 6298 §5.5: back off the timer.
         self.rtt.backoff = (self.rtt.backoff + 1).min(16);
         self.rto_deadline = Some(now + self.rtt.rto());
         self.try_send(now, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::build;
+    use std::sync::{Arc, Mutex};
+
+    const T0: Time = Time::ZERO;
+
+    fn ms(x: u64) -> Time {
+        Time::from_millis(x)
+    }
+
+    fn config(recovery: Recovery, window: f64) -> SenderConfig {
+        SenderConfig {
+            mss: 1000,
+            header: 40,
+            init_cwnd: window,
+            init_ssthresh: window,
+            rwnd: u64::MAX,
+            min_rto: ms(200),
+            max_rto: Time::from_secs(60),
+            initial_rto: Time::from_secs(1),
+            timestamps: true,
+            dupthresh: 3,
+            recovery,
+            pacing: PacingMode::None,
+            ecn: true,
+            cwnd_validation: false,
+        }
+    }
+
+    /// A bulk sender in congestion avoidance that has just sent segments 0..window at
+    /// t = 0 (cwnd = ssthresh = window, Reno's law).
+    fn sender_open(recovery: Recovery, window: f64) -> (Sender, Vec<Packet>) {
+        let cc = build("reno", &Default::default()).unwrap();
+        let mut s = Sender::new(config(recovery, window), cc, 0, 0, None);
+        let mut out = Vec::new();
+        s.start(T0, &mut out);
+        assert_eq!(out.len(), window as usize);
+        (s, out)
+    }
+
+    /// A cumulative ACK of everything below `seq`, echoing the timestamp of t = 0.
+    fn ack(seq: u64, now: Time) -> Packet {
+        let mut p = Packet::new(PktKind::Ack, 0, 1, seq, 40, 0, now);
+        p.ts_ecr = T0;
+        p
+    }
+
+    /// The duplicate ACKs for segment 0 lost out of 0..10 (segments 1..=n arrived).
+    fn dupacks(s: &mut Sender, n: u64, out: &mut Vec<Packet>) {
+        for k in 1..=n {
+            let mut p = ack(0, ms(100) + Time::from_micros(k));
+            p.set_sack(&[(1, 1 + k as u32)]);
+            s.on_ack(&p, p.ts_val, out);
+        }
+    }
+
+    fn retransmits(out: &[Packet]) -> Vec<u64> {
+        out.iter().filter(|p| p.retx).map(|p| p.seq).collect()
+    }
+
+    /// RFC 5681 §3.2 / RFC 6582: the third duplicate starts fast retransmit with
+    /// ssthresh = FlightSize/2 and cwnd = ssthresh + 3; each further duplicate inflates
+    /// by one; the ACK of everything sent before recovery ends it with cwnd = ssthresh.
+    #[test]
+    fn newreno_recovery_from_the_third_duplicate_to_the_full_ack() {
+        let (mut s, _) = sender_open(Recovery::NewReno, 10.0);
+        let mut out = Vec::new();
+        dupacks(&mut s, 2, &mut out);
+        assert_eq!(s.state(), CaState::Open);
+        dupacks(&mut s, 1, &mut out);
+        assert_eq!(s.state(), CaState::Recovery);
+        assert_eq!((s.ssthresh(), s.cwnd()), (5.0, 8.0));
+        assert_eq!(retransmits(&out), vec![0]);
+        assert_eq!(s.stats.fast_retransmits, 1);
+        dupacks(&mut s, 1, &mut out);
+        assert_eq!(s.cwnd(), 9.0, "inflation");
+        s.on_ack(&ack(10, ms(200)), ms(200), &mut out);
+        assert_eq!(s.state(), CaState::Open);
+        assert_eq!(s.cwnd(), 5.0);
+    }
+
+    /// RFC 6582 §3.2 step 4: a partial ACK retransmits the next hole and deflates the
+    /// window by the amount acknowledged, less one segment.
+    #[test]
+    fn newreno_partial_ack_retransmits_the_next_hole() {
+        let (mut s, _) = sender_open(Recovery::NewReno, 10.0);
+        let mut out = Vec::new();
+        dupacks(&mut s, 3, &mut out);
+        let w = s.cwnd();
+        out.clear();
+        s.on_ack(&ack(5, ms(200)), ms(200), &mut out);
+        assert_eq!(s.state(), CaState::Recovery);
+        assert_eq!(retransmits(&out), vec![5]);
+        assert_eq!(s.cwnd(), w - 5.0 + 1.0);
+    }
+
+    /// Reno (RFC 5681 §3.2): any new ACK ends recovery, partial or not.
+    #[test]
+    fn reno_recovery_ends_on_any_new_ack() {
+        let (mut s, _) = sender_open(Recovery::Reno, 10.0);
+        let mut out = Vec::new();
+        dupacks(&mut s, 3, &mut out);
+        s.on_ack(&ack(5, ms(200)), ms(200), &mut out);
+        assert_eq!(s.state(), CaState::Open);
+        assert_eq!(s.cwnd(), 5.0);
+    }
+
+    /// RFC 6675 §5: with SACK, IsLost(snd_una) — DupThresh segments SACKed above it —
+    /// starts recovery on the first duplicate, with cwnd = ssthresh; the pipe then
+    /// allows new data.
+    #[test]
+    fn sack_recovery_starts_once_snd_una_is_lost() {
+        let (mut s, _) = sender_open(Recovery::Sack, 10.0);
+        let mut out = Vec::new();
+        let mut p = ack(0, ms(100));
+        p.set_sack(&[(1, 4)]);
+        s.on_ack(&p, ms(100), &mut out);
+        assert_eq!(s.state(), CaState::Recovery);
+        assert_eq!((s.ssthresh(), s.cwnd()), (5.0, 5.0));
+        assert_eq!(retransmits(&out), vec![0]);
+        // Pipe: 6 un-SACKed segments not lost (4..10) + the retransmission = 7 > 5.
+        assert_eq!(out.len(), 1);
+        s.on_ack(&ack(10, ms(200)), ms(200), &mut out);
+        assert_eq!(s.state(), CaState::Open);
+    }
+
+    /// After a timeout (RFC 6582 §4, RFC 6675 §5.1) the sender is in Loss: cwnd = 1,
+    /// go-back-N from snd_una, and duplicates start no fast retransmit until the
+    /// cumulative ACK passes the recovery point (HighData at the timeout).
+    #[test]
+    fn a_timeout_is_loss_until_snd_una_passes_the_recovery_point() {
+        for recovery in [Recovery::Reno, Recovery::NewReno, Recovery::Sack] {
+            let (mut s, _) = sender_open(recovery, 10.0);
+            let mut out = Vec::new();
+            s.on_timeout(Time::from_secs(1), &mut out);
+            assert_eq!(s.state(), CaState::Loss, "{recovery:?}");
+            assert_eq!((s.cwnd(), s.ssthresh()), (1.0, 5.0));
+            assert_eq!(retransmits(&out), vec![0]);
+            dupacks(&mut s, 5, &mut out);
+            assert_eq!(s.stats.fast_retransmits, 0, "{recovery:?}");
+            // Up to the recovery point, not past it: still Loss.
+            s.on_ack(&ack(10, Time::from_secs(2)), Time::from_secs(2), &mut out);
+            assert_eq!(s.state(), CaState::Loss);
+            s.on_ack(&ack(11, Time::from_secs(3)), Time::from_secs(3), &mut out);
+            assert_eq!(s.state(), CaState::Open, "{recovery:?}");
+        }
+    }
+
+    /// RFC 3168 §6.1.2: ECN-Echo reduces as a loss does, cwnd = ssthresh at once, once
+    /// per window; CWR goes out on the next new segment.
+    #[test]
+    fn ecn_echo_reduces_once_per_window() {
+        let (mut s, _) = sender_open(Recovery::NewReno, 10.0);
+        let mut out = Vec::new();
+        let mut p = ack(1, ms(100));
+        p.ece = true;
+        s.on_ack(&p, ms(100), &mut out);
+        assert_eq!(s.stats.ecn_reductions, 1);
+        assert_eq!(s.cwnd(), s.ssthresh());
+        assert_eq!(s.ssthresh(), 4.5, "FlightSize 9 / 2");
+        let mut p = ack(2, ms(101));
+        p.ece = true;
+        s.on_ack(&p, ms(101), &mut out);
+        assert_eq!(s.stats.ecn_reductions, 1, "not twice in one window");
+        assert_eq!(s.state(), CaState::Open);
+        // 9 − 2 = 7 in flight against ⌊cwnd⌋ = 4: nothing sent yet; once the flight is
+        // below the window, the first new segment carries CWR.
+        assert!(out.is_empty());
+        s.on_ack(&ack(7, ms(102)), ms(102), &mut out);
+        assert_eq!(out.first().map(|p| (p.seq, p.cwr)), Some((10, true)));
+        assert!(out[1..].iter().all(|p| !p.cwr));
+    }
+
+    /// Linux tcp_cwnd_validate: a flight that fills ⌊cwnd⌋ is cwnd-limited; one held to
+    /// 5 by the receive window is not (cwnd 10 ≥ 2 × 5 in slow start, either).
+    #[test]
+    fn cwnd_limited_is_what_stopped_sending() {
+        let (s, _) = sender_open(Recovery::NewReno, 10.0);
+        assert!(s.cwnd_limited());
+        let cc = build("reno", &Default::default()).unwrap();
+        let mut cfg = config(Recovery::NewReno, 10.0);
+        cfg.rwnd = 5;
+        cfg.init_ssthresh = 100.0;
+        let mut s = Sender::new(cfg, cc, 0, 0, None);
+        let mut out = Vec::new();
+        s.start(T0, &mut out);
+        assert_eq!(out.len(), 5);
+        assert!(!s.cwnd_limited());
+        // With cwnd_validation the next ACK does not grow the window.
+        s.cfg.cwnd_validation = true;
+        s.on_ack(&ack(1, ms(100)), ms(100), &mut out);
+        assert_eq!(s.cwnd(), 10.0);
+        s.cfg.cwnd_validation = false;
+        s.on_ack(&ack(2, ms(100)), ms(100), &mut out);
+        assert_eq!(s.cwnd(), 11.0, "slow start without it");
+    }
+
+    /// What the algorithm hears: no `on_ack` during fast recovery, rounds that close
+    /// there say so, and the congestion kinds.
+    #[derive(Default)]
+    struct Heard {
+        acks: usize,
+        rounds: Vec<CaState>,
+        signals: Vec<CongestionKind>,
+    }
+
+    struct Spy(Arc<Mutex<Heard>>);
+
+    impl CongestionControl for Spy {
+        fn name(&self) -> &'static str {
+            "spy"
+        }
+        fn on_ack(&mut self, _w: &mut Window, _ack: &Ack) {
+            self.0.lock().unwrap().acks += 1;
+        }
+        fn on_round(&mut self, _w: &mut Window, r: &Round) {
+            self.0.lock().unwrap().rounds.push(r.ca_state);
+        }
+        fn on_congestion(&mut self, w: &Window, ev: &Congestion) -> f64 {
+            self.0.lock().unwrap().signals.push(ev.kind);
+            w.cwnd / 2.0
+        }
+    }
+
+    #[test]
+    fn the_algorithm_hears_rounds_with_the_sender_state_and_no_acks_in_recovery() {
+        let heard = Arc::new(Mutex::new(Heard::default()));
+        let mut s = Sender::new(
+            config(Recovery::NewReno, 10.0),
+            Box::new(Spy(heard.clone())),
+            0,
+            0,
+            None,
+        );
+        let mut out = Vec::new();
+        s.start(T0, &mut out);
+        dupacks(&mut s, 3, &mut out);
+        // Partial ACKs in recovery: rounds close (the first ACK closes round 0), but
+        // no on_ack.
+        s.on_ack(&ack(3, ms(200)), ms(200), &mut out);
+        s.on_ack(&ack(10, ms(300)), ms(300), &mut out);
+        s.on_ack(&ack(11, ms(400)), ms(400), &mut out);
+        let h = heard.lock().unwrap();
+        assert_eq!(h.signals, vec![CongestionKind::FastRetransmit]);
+        assert_eq!(h.acks, 1, "only the ACK after recovery");
+        assert_eq!(h.rounds[0], CaState::Recovery);
+        assert_eq!(*h.rounds.last().unwrap(), CaState::Open);
     }
 }
