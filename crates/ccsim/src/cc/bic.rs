@@ -7,9 +7,10 @@
 //! `w_max_after` and `reduced`: per ACK cwnd += increment/cwnd, which is `increment`
 //! per RTT in the rate form.
 
-use super::{
-    Ack, Algorithm, Congestion, CongestionControl, CongestionKind, FluidLaw, Params, Window,
+use super::contract::{
+    Ack, Algorithm, Congestion, CongestionControl, CongestionKind, FluidLaw, Window,
 };
+use super::params::Params;
 
 /// BIC's parameters (Linux `tcp_bic.c` defaults).
 #[derive(Clone, Copy, Debug)]

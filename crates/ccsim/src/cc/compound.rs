@@ -14,9 +14,10 @@
 //! (dwnd = 0) when a retreating dwnd takes the total below ssthresh — the fluid
 //! engine lowers ssthresh with the window instead.
 
-use super::{
-    Ack, Algorithm, Congestion, CongestionControl, CongestionKind, FluidLaw, Params, Round, Window,
+use super::contract::{
+    Ack, Algorithm, Congestion, CongestionControl, CongestionKind, FluidLaw, Round, Window,
 };
+use super::params::Params;
 use crate::units::Time;
 
 /// Compound's parameters (draft-sridharan-tcpm-ctcp-02 §3).

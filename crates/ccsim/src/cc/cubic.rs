@@ -6,9 +6,10 @@
 //! (target − cwnd)/cwnd, which is target − cwnd per RTT in the rate form; W_est grows
 //! α/cwnd per ACK, α per RTT.
 
-use super::{
-    Ack, Algorithm, Congestion, CongestionControl, CongestionKind, FluidLaw, Params, Window,
+use super::contract::{
+    Ack, Algorithm, Congestion, CongestionControl, CongestionKind, FluidLaw, Window,
 };
+use super::params::Params;
 use crate::units::Time;
 
 /// RFC 9438 parameters.

@@ -9,7 +9,8 @@
 //! paper's equilibrium. The rate form takes the current RTT from the fluid engine and
 //! baseRTT as the least it has seen.
 
-use super::{Ack, Algorithm, Congestion, CongestionControl, FluidLaw, Params, Round, Window};
+use super::contract::{Ack, Algorithm, Congestion, CongestionControl, FluidLaw, Round, Window};
+use super::params::Params;
 
 /// FAST's parameters.
 #[derive(Clone, Copy, Debug)]

@@ -5,7 +5,8 @@
 //! Both forms use `a(w)` and `b(w)` below: per ACK w += a(w)/w (RFC 3649 §4), which is
 //! a(w) segments per RTT in the rate form; on a loss w ← (1 − b(w))·w in both.
 
-use super::{Ack, Algorithm, Congestion, CongestionControl, FluidLaw, Params, Window};
+use super::contract::{Ack, Algorithm, Congestion, CongestionControl, FluidLaw, Window};
+use super::params::Params;
 
 /// RFC 3649 parameters.
 #[derive(Clone, Copy, Debug)]

@@ -9,7 +9,8 @@
 //! scaling: at Δ = 5 s it added 45 packets per RTT at every RTT where the per-ACK form
 //! adds 4.5 at 10 ms and 90 at 200 ms.)
 
-use super::{Ack, Algorithm, Congestion, CongestionControl, FluidLaw, Params, Window};
+use super::contract::{Ack, Algorithm, Congestion, CongestionControl, FluidLaw, Window};
+use super::params::Params;
 use crate::units::Time;
 
 /// H-TCP's parameters.

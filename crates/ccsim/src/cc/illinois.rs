@@ -9,9 +9,10 @@
 //! continuously from the current RTT (counting the low-delay wait in RTTs) and grows α
 //! per RTT. Both take d_m from the largest RTT seen and d_a against the least.
 
-use super::{
-    Ack, Algorithm, Congestion, CongestionControl, CongestionKind, FluidLaw, Params, Round, Window,
+use super::contract::{
+    Ack, Algorithm, Congestion, CongestionControl, CongestionKind, FluidLaw, Round, Window,
 };
+use super::params::Params;
 use crate::units::Time;
 
 /// Illinois's parameters (Linux `tcp_illinois.c` defaults).

@@ -5,7 +5,8 @@
 //! Rate form (the fluid engine's AIMD, Misra–Gong–Towsley 2000 eq. (1)):
 //! dW/dt = 1/R in congestion avoidance, W ← W/2 on a loss indication.
 
-use super::{Ack, Algorithm, Congestion, CongestionControl, FluidLaw, Params, Window};
+use super::contract::{Ack, Algorithm, Congestion, CongestionControl, FluidLaw, Window};
+use super::params::Params;
 
 /// RFC 5681 eq. (3): congestion avoidance adds one segment per RTT.
 pub const INCREASE_PER_RTT: f64 = 1.0;

@@ -5,7 +5,9 @@
 //! Rate form: a per acknowledged segment is a·W per RTT, so dW/dt = a·W/R
 //! (W(t) = W0·e^{a·t/R}); 1/R below the legacy window; the same decrease.
 
-use super::{reno, Ack, Algorithm, Congestion, CongestionControl, FluidLaw, Params, Window};
+use super::contract::{Ack, Algorithm, Congestion, CongestionControl, FluidLaw, Window};
+use super::params::Params;
+use super::reno;
 
 /// Kelly's parameters.
 #[derive(Clone, Copy, Debug)]

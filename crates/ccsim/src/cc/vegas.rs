@@ -11,7 +11,8 @@
 //! start is the same for every law) and the Reno round of the per-ACK form when a
 //! round had no sample.
 
-use super::{Ack, Algorithm, Congestion, CongestionControl, FluidLaw, Params, Round, Window};
+use super::contract::{Ack, Algorithm, Congestion, CongestionControl, FluidLaw, Round, Window};
+use super::params::Params;
 use crate::units::Time;
 
 /// Vegas's thresholds, in segments queued.

@@ -28,7 +28,8 @@
 //! No rate form: the window is set by the routers' feedback, which the fluid engine
 //! does not model (it has no XCP queue either).
 
-use super::{Ack, Algorithm, Congestion, CongestionControl, NoFluid, Params, Window};
+use super::contract::{Ack, Algorithm, Congestion, CongestionControl, NoFluid, Window};
+use super::params::Params;
 
 /// The XCP sender. No parameters.
 #[derive(Clone, Copy, Debug, Default)]

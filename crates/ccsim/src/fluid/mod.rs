@@ -596,6 +596,7 @@ impl Model {
                 sum += a;
             }
             let mut inflow = sum * dt;
+            let mut early = 0.0;
             // RED: early drops at the rate RED drops arriving packets at the current
             // average (λ_i = p_i·A_i, eq. 6 with RED's p; MGT 2000 eq. 3–4).
             if let Some(red) = &self.red {
@@ -614,6 +615,7 @@ impl Model {
                         let lost = p * l.arr[k] * dt;
                         l.loss[k] += lost;
                         inflow -= lost;
+                        early += lost;
                     }
                 }
                 inflow = inflow.max(0.0);
@@ -728,7 +730,7 @@ impl Model {
                 l.sample_departed += departed;
                 l.arrived += sum * dt;
                 l.dropped_overflow += drop;
-                l.dropped_aqm += lost - drop;
+                l.dropped_aqm += early;
                 l.q_area += q * dt;
                 l.q_max = l.q_max.max(q);
                 // Each departing byte waited q/C (Little's law, byte by byte).
