@@ -1,5 +1,46 @@
-//! ccsim: a packet-level and fluid simulator for congestion control and router
-//! buffers. See docs/architecture.md for the tour and the layer map.
+//! ccsim: a packet-level and a fluid simulator for congestion control and router
+//! buffers, over one scenario language and one set of metrics.
+//!
+//! A run flows down the crate's layers and back up (docs/architecture.md has the map
+//! and the rules, `tests/test_architecture.py` checks them):
+//!
+//! ```text
+//!  text ─▶ scenario::parse ─▶ net::plan ─▶ engine::World  ─┐
+//!                                        └▶ fluid::Model ──┴▶ records ─▶ summary ─▶ Output
+//! ```
+//!
+//! - [`scenario`]: the TOML language, pure data and every check that needs no network;
+//! - [`net`]: links (discipline + transmitter + pipe + statistics), routes, and the
+//!   plan both engines build from;
+//! - [`engine`] (packet, discrete events in integer picoseconds) and [`fluid`]
+//!   (Misra–Gong–Towsley equations): they measure, and emit [`records`];
+//! - [`summary`]: every metric of docs/metrics.md from records, for both engines;
+//! - [`cc`] (the algorithms, one file each, per-ACK and rate forms), [`queue`] (the
+//!   disciplines), [`tcp`] (sender and receiver), [`traffic`] (workloads);
+//! - [`run`]: one run, batches, replications, `validate`.
+//!
+//! Two NewReno flows on a 10 Mb/s dumbbell for two seconds:
+//!
+//! ```
+//! let text = r#"
+//! duration = "2s"
+//! [topology]
+//! kind = "dumbbell"
+//! bottleneck_rate = "10Mbps"
+//! bottleneck_delay = "10ms"
+//! buffer = "bdp"
+//! [[flows]]
+//! count = 2
+//! cc = "newreno"
+//! rtt = "40ms"
+//! "#;
+//! let out = ccsim::run(text, &[]).unwrap();
+//! assert_eq!(out.summary["engine"], "packet");
+//! assert!(out.get("links.bottleneck.utilization") > 0.5);
+//! // The same scenario on the fluid engine: the same summary keys.
+//! let fluid = ccsim::run(text, &["engine=\"fluid\"".into()]).unwrap();
+//! assert!(fluid.get("links.bottleneck.utilization") > 0.5);
+//! ```
 
 pub mod cc;
 pub mod engine;

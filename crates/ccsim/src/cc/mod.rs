@@ -13,7 +13,7 @@
 //! (read by [`Params`] with ranges), its law as pure functions, the per-ACK form the
 //! packet engine runs ([`CongestionControl`]) and, where one is defensible, the rate
 //! form the fluid engine integrates ([`FluidLaw`]), both built from those functions.
-//! docs/architecture-cc.md walks through adding one.
+//! docs/architecture.md walks through adding one.
 
 pub mod bic;
 pub mod compound;
