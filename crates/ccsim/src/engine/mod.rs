@@ -13,7 +13,7 @@ mod report;
 
 use crate::metrics::probe::{Probe, ProbeSample};
 use crate::metrics::sync::EventGrouper;
-use crate::net::{Link, Offer, TcpTemplate};
+use crate::net::{Link, TcpTemplate};
 use crate::packet::{Packet, PktKind};
 use crate::queue::{DropReason, Drops, QueueCtx};
 use crate::random::{Dist, Rng};
@@ -311,6 +311,9 @@ impl World {
 
     /// Run to the end. `progress` is called now and then with the fraction of
     /// simulated time done; returning false stops the run.
+    // Kept out of line: the event loop is the hot path, and inlined into its callers
+    // (the Python binding's closures) it compiled measurably slower.
+    #[inline(never)]
     pub fn run(&mut self, progress: &mut dyn FnMut(f64) -> bool) -> Result<(), Interrupted> {
         self.prime();
         let mut clock = std::time::Instant::now();
@@ -354,8 +357,8 @@ impl World {
     // ---- links -------------------------------------------------------------
 
     /// A packet reaches the input of link `l`.
-    #[inline]
-    fn link_input(&mut self, l: LinkId, pkt: Packet) {
+    #[inline(always)]
+    fn link_input(&mut self, l: LinkId, mut pkt: Packet) {
         let now = self.now;
         // A transmission ending at this very instant frees its slot before this
         // arrival is judged (ACK clocking makes such ties systematic).
@@ -363,47 +366,59 @@ impl World {
             self.on_txdone(l);
         }
         let link = &mut self.links[l.0 as usize];
+        if link.arrive(now) {
+            // Straight out: the packet is moved once, into the link's pipe (the
+            // transmit lines are written out here and in on_txdone for that reason).
+            if link.pass_through {
+                let mut cx = QueueCtx {
+                    now,
+                    rng: &mut self.qrng,
+                    drops: &mut self.drops,
+                };
+                link.pass(&mut pkt, &mut cx);
+            } else {
+                link.pass_quiet();
+            }
+            if let Some(taps) = self.pcap.as_mut() {
+                taps.capture(l.0 as usize, now, &pkt);
+            }
+            match link.start_tx(pkt, now) {
+                Ok(Some(at)) => self.events.schedule(at, Event::Arrive(l)),
+                Ok(None) => {}
+                Err(p) => self.on_wire_loss(l, p),
+            }
+            return;
+        }
         let mut cx = QueueCtx {
             now,
             rng: &mut self.qrng,
             drops: &mut self.drops,
         };
-        match link.offer(pkt, now, &mut cx) {
-            Offer::Transmit(pkt) => {
-                self.transmit(l, pkt);
-                return;
-            }
-            Offer::Queued(Some(at)) => self.events.schedule(at, Event::TxDone(l)),
-            Offer::Queued(None) => {}
+        if let Some(at) = link.enqueue(pkt, now, &mut cx) {
+            self.events.schedule(at, Event::TxDone(l));
         }
         if !self.drops.is_empty() {
             self.flush_drops(l);
         }
     }
 
-    /// Start transmitting `pkt` on link `l` now.
-    #[inline]
-    fn transmit(&mut self, l: LinkId, pkt: Packet) {
-        let now = self.now;
-        if let Some(taps) = self.pcap.as_mut() {
-            taps.capture(l.0 as usize, now, &pkt);
-        }
-        match self.links[l.0 as usize].start_tx(pkt, now) {
-            Ok(Some(at)) => self.events.schedule(at, Event::Arrive(l)),
-            Ok(None) => {}
-            Err(p) => self.on_wire_loss(l, p),
-        }
-    }
-
     fn on_txdone(&mut self, l: LinkId) {
         let now = self.now;
+        let link = &mut self.links[l.0 as usize];
         let mut cx = QueueCtx {
             now,
             rng: &mut self.qrng,
             drops: &mut self.drops,
         };
-        if let Some(pkt) = self.links[l.0 as usize].next_to_send(now, &mut cx) {
-            self.transmit(l, pkt);
+        if let Some(pkt) = link.next_to_send(now, &mut cx) {
+            if let Some(taps) = self.pcap.as_mut() {
+                taps.capture(l.0 as usize, now, &pkt);
+            }
+            match link.start_tx(pkt, now) {
+                Ok(Some(at)) => self.events.schedule(at, Event::Arrive(l)),
+                Ok(None) => {}
+                Err(p) => self.on_wire_loss(l, p),
+            }
             if let Some(at) = self.links[l.0 as usize].next_txdone() {
                 self.events.schedule(at, Event::TxDone(l));
             }

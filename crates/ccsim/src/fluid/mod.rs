@@ -131,7 +131,8 @@ struct FlowM {
     loss_events: u64,
     first_drop_cwnd: f64,
     sample_accepted: f64,
-    /// Payload bytes delivered since the start (the CoV probe's counter).
+    /// Bytes (on the wire) accepted at the last queue since the start: the CoV
+    /// probe's counter.
     delivered_total: f64,
 }
 
@@ -168,7 +169,8 @@ struct LinkM {
     dropped_overflow: f64,
     q_area: f64,
     q_max: f64,
-    /// Σ over the window of (queueing delay · bytes departing), byte·s.
+    /// Σ over the window of (queue · bytes departing), byte²; over C, the total
+    /// queueing delay of the departed bytes.
     sojourn: f64,
     /// Over the whole run: the queue's balance, bytes.
     arrived_all: f64,
@@ -436,8 +438,11 @@ impl Model {
         let mut next_sample = self.sample.unwrap_or(f64::INFINITY);
         let mut last_sample_t = self.warmup.min(0.0);
         // Probe ticks at exact multiples of its interval, as in the packet engine.
+        // (its next tick kept in seconds too, so that a step costs one comparison).
         let probe_iv = self.probe.interval();
-        let mut probe_k: u64 = 1;
+        let end = Time::from_secs_f64(self.duration);
+        let mut probe_at = probe_iv.filter(|&iv| iv <= end);
+        let mut probe_at_s = probe_at.map_or(f64::INFINITY, |t| t.as_secs_f64());
         let mut samples = Vec::with_capacity(self.flows.len());
         for n in 0..self.steps {
             let t = n as f64 * dt;
@@ -470,20 +475,22 @@ impl Model {
                 last_sample_t = next_sample;
                 next_sample += self.sample.unwrap();
             }
-            if let Some(iv) = probe_iv {
-                let at = Time(iv.0 * probe_k);
-                if t_end + 1e-12 >= at.as_secs_f64() && at <= Time::from_secs_f64(self.duration) {
-                    samples.clear();
-                    samples.extend(self.flows.iter().map(|f| ProbeSample {
-                        bytes: f.delivered_total,
-                        start: Time::from_secs_f64(f.start),
-                        started: f.started,
-                        completed: None,
-                        slot: false,
-                    }));
-                    self.probe.tick(at, &samples);
-                    probe_k += 1;
-                }
+            if t_end + 1e-12 >= probe_at_s {
+                let (Some(at), Some(iv)) = (probe_at, probe_iv) else {
+                    unreachable!("a finite tick time has a tick")
+                };
+                samples.clear();
+                samples.extend(self.flows.iter().map(|f| ProbeSample {
+                    // Bytes on the wire accepted at the last queue, as payload.
+                    bytes: f.delivered_total * f.mss / f.size,
+                    start: Time::from_secs_f64(f.start),
+                    started: f.started,
+                    completed: None,
+                    slot: false,
+                }));
+                self.probe.tick(at, &samples);
+                probe_at = Some(at + iv).filter(|&t| t <= end);
+                probe_at_s = probe_at.map_or(f64::INFINITY, |t| t.as_secs_f64());
             }
         }
         progress(1.0);
@@ -687,12 +694,11 @@ impl Model {
             }
 
             // File each flow's loss under the step at which its sender learns of it.
-            let now = Time::from_secs_f64(t);
             for (k, &i) in l.flows.iter().enumerate() {
                 let f = &mut self.flows[i];
                 let lk = l.loss[k];
                 if lk > 0.0 {
-                    l.grouper.push(now, f.id, lk / f.size);
+                    l.grouper.push(Time::from_secs_f64(t), f.id, lk / f.size);
                     let up = l.up_s[k];
                     let cl = f.cal.len();
                     let d = (((f.rtt - up) / dt).round() as usize).clamp(1, cl - 1);
@@ -702,22 +708,18 @@ impl Model {
                     }
                     f.cal[j] += lk;
                 }
+                // Goodput: what the route's last link accepts, less what upstream
+                // links dropped (counted there).
+                let acc = if l.last[k] {
+                    (l.arr[k] * dt - lk).max(0.0)
+                } else {
+                    -lk
+                };
+                f.delivered_total += acc;
                 if measuring {
-                    // Goodput: what the route's last link accepts, less what upstream
-                    // links dropped (counted there).
-                    let acc = if l.last[k] {
-                        (l.arr[k] * dt - lk).max(0.0)
-                    } else {
-                        -lk
-                    };
                     f.accepted += acc;
                     f.sample_accepted += acc;
                     f.lost += lk;
-                }
-                if l.last[k] {
-                    f.delivered_total += (l.arr[k] * dt - lk).max(0.0) * f.mss / f.size;
-                } else {
-                    f.delivered_total -= lk * f.mss / f.size;
                 }
             }
             let lost: f64 = l.loss.iter().sum();
@@ -734,7 +736,7 @@ impl Model {
                 l.q_area += q * dt;
                 l.q_max = l.q_max.max(q);
                 // Each departing byte waited q/C (Little's law, byte by byte).
-                l.sojourn += q / l.cap * departed;
+                l.sojourn += q * departed;
             }
         }
     }
@@ -802,7 +804,7 @@ impl Model {
                 q_area_pkts: l.q_area / pkt,
                 q_area_bytes: l.q_area,
                 departed: l.departed / pkt,
-                sojourn_s: l.sojourn / pkt,
+                sojourn_s: l.sojourn / l.cap / pkt,
             };
             r.queue_max_pkts = l.q_max / pkt;
             r.queue_max_bytes = l.q_max;

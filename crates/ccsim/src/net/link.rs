@@ -37,17 +37,6 @@ pub struct LinkCounters {
     pub dequeued: u64,
 }
 
-/// What became of a packet offered to a link.
-#[derive(Debug)]
-pub enum Offer {
-    /// The link was idle with an empty queue: the caller transmits it now
-    /// (`start_tx`).
-    Transmit(Packet),
-    /// Queued (or dropped: see the drops). `Some(t)`: the caller schedules the
-    /// transmitter's next departure at `t`.
-    Queued(Option<Time>),
-}
-
 pub struct Link {
     pub name: String,
     pub from: NodeId,
@@ -180,19 +169,36 @@ impl Link {
     }
 
     /// A packet reaches the link's input at `now` (the transmitter was freed first if
-    /// a departure was due at this instant: see `txdone_due`).
+    /// a departure was due at this instant: see `txdone_due`): counted, and the queue's
+    /// integrals brought up to now. True if the transmitter is idle with an empty
+    /// queue: the packet then goes straight out (`pass`, then `start_tx`); otherwise
+    /// the caller `enqueue`s it.
     #[inline]
-    pub fn offer(&mut self, mut pkt: Packet, now: Time, cx: &mut QueueCtx) -> Offer {
+    pub fn arrive(&mut self, now: Time) -> bool {
         self.c.arrivals += 1;
         self.account(now);
-        if now >= self.busy_until && self.queue.is_empty() {
-            self.c.dequeued += 1;
-            // The discipline still sees the packet (XCP: input traffic, feedback).
-            if self.pass_through {
-                self.queue.pass_through(&mut pkt, cx);
-            }
-            return Offer::Transmit(pkt);
-        }
+        now >= self.busy_until && self.queue.is_empty()
+    }
+
+    /// A packet that found the link idle leaves without being queued; the discipline
+    /// still sees it (`pass_through` disciplines: XCP counts input traffic, writes
+    /// feedback).
+    #[inline]
+    pub fn pass(&mut self, pkt: &mut Packet, cx: &mut QueueCtx) {
+        self.c.dequeued += 1;
+        self.queue.pass_through(pkt, cx);
+    }
+
+    /// `pass` for a discipline that need not see such packets.
+    #[inline]
+    pub fn pass_quiet(&mut self) {
+        self.c.dequeued += 1;
+    }
+
+    /// Queue a packet that found the transmitter busy (the discipline may drop it, or
+    /// another: see the drops). `Some(t)`: the caller schedules the next departure.
+    #[inline]
+    pub fn enqueue(&mut self, mut pkt: Packet, now: Time, cx: &mut QueueCtx) -> Option<Time> {
         pkt.enq_at = now;
         self.queue.enqueue(pkt, cx);
         let qp = self.queue.len_pkts();
@@ -205,9 +211,9 @@ impl Link {
         }
         if !self.txdone_pending && qp > 0 {
             self.txdone_pending = true;
-            return Offer::Queued(Some(self.busy_until.max(now)));
+            return Some(self.busy_until.max(now));
         }
-        Offer::Queued(None)
+        None
     }
 
     /// A departure is pending and the transmitter is free at `now`.

@@ -6,7 +6,7 @@ pub mod graph;
 pub mod link;
 pub mod topology;
 
-pub use link::{Link, LinkCounters, Offer};
+pub use link::{Link, LinkCounters};
 pub use topology::{
     limit_text, plan, BuildInfo, Owner, Plan, PlannedFlow, PlannedLink, PlannedSource,
     PlannedWorkload, TcpTemplate,
