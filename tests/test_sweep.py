@@ -22,17 +22,8 @@ import pandas as pd
 import pytest
 
 import ccsim
-from ccsim.sweep import (
-    DONE_FILE,
-    FAILED_SUFFIX,
-    RUNS_DIR,
-    TMP_PREFIX,
-    Sweep,
-    expand,
-    parse_grid_option,
-    plan,
-    sweep,
-)
+from ccsim._layout import DONE_FILE, FAILED_SUFFIX, RUNS_DIR, TMP_PREFIX
+from ccsim.sweep import Sweep, expand, parse_grid_option, plan, sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "scenarios" / "examples" / "dumbbell.toml"

@@ -361,7 +361,8 @@ def plot_cmd(
       ccsim plot DIR --cdf fct_s --by 'flows[0].cc' -o fct.svg
     """
     from ccsim import plots
-    from ccsim.sweep import SWEEP_FILE, Sweep
+    from ccsim._layout import SERIES_FILE, is_sweep_dir
+    from ccsim.sweep import Sweep
 
     kinds = [k for k in (y, series, cdf) if k]
     if len(kinds) != 1:
@@ -373,7 +374,7 @@ def plot_cmd(
             fig = plots.metric_vs_param(directory, x, y, by=by, logx=logx, logy=logy)
         elif series:
             d = Path(directory)
-            if (d / SWEEP_FILE).is_file():
+            if is_sweep_dir(d):
                 sw = Sweep(d)
                 ids = sw.run_ids()
                 if not ids:
@@ -381,8 +382,8 @@ def plot_cmd(
                 if run_id is not None and run_id not in ids:
                     _fail(f"--run: no finished run {run_id!r} in {d}", EXIT_INPUT)
                 d = sw.runs_dir / (run_id or ids[0])
-            if not (d / "series.parquet").is_file():
-                _fail(f"{d}: no series.parquet (not a run directory)", EXIT_INPUT)
+            if not (d / SERIES_FILE).is_file():
+                _fail(f"{d}: no {SERIES_FILE} (not a run directory)", EXIT_INPUT)
             fig = plots.timeseries(d, series)
             if logy:
                 fig.axes[0].set_yscale("log")

@@ -6,20 +6,14 @@ list of ``path=value`` overrides applied by the Rust core exactly as ``ccsim run
 applies them, so any scenario field can be swept, values with units and buffer rules
 included.
 
-On disk (``DIR``)::
-
-    sweep.json              the scenario (``[sweep]`` removed), base overrides, grid, seeds
-    scenario.toml           the base scenario text, for people
-    runs/<id>/              one finished run: summary.json, series.parquet, flows.parquet,
-                            scenario.toml, run.json (parameters, seed, timings), DONE
-    runs/<id>.failed.json   a run that raised: its parameters and the error message
-    runs/.tmp-*             a run being written (ignored; removed by the next sweep)
-
-``<id>`` is a hash of the run's parameters and seed, so the same point always lands in
-the same directory. A run directory appears by one ``rename`` of a complete temporary
-directory whose last-written file is ``DONE``: a run is finished iff ``runs/<id>/DONE``
-exists. Re-running a sweep skips finished runs and retries failed ones; killing it at
-any moment leaves finished runs intact and at most some temporary directories.
+On disk (``DIR``): ``sweep.json`` (scenario, base overrides, grid, seeds),
+``scenario.toml`` (the base scenario), ``runs/<id>/`` (one finished run, with
+``run.json`` and ``DONE``) and ``runs/<id>.failed.json``; the names and the atomic-write
+rules are in ``ccsim._layout``. ``<id>`` is a hash of the run's parameters and seed, so
+the same point always lands in the same directory. A run is finished iff
+``runs/<id>/DONE`` exists. Re-running a sweep skips finished runs and retries failed
+ones; killing it at any moment leaves finished runs intact and at most some temporary
+directories.
 
 Workers only simulate and encode; the process that called :func:`sweep` writes every
 file. So a Dask cluster needs no shared file system, and two workers can never race on
@@ -28,18 +22,13 @@ one directory.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
-import io
 import itertools
 import json
 import os
-import shutil
 import signal
 import time
 import tomllib
-import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,7 +37,22 @@ from typing import Any
 import tomli_w
 
 from ccsim._core import ScenarioError, SimulationError
-from ccsim._results import FLOWS_FILE, SCENARIO_FILE, SERIES_FILE, SUMMARY_FILE, _fsync_dir
+from ccsim._layout import (
+    RUN_FILE,
+    RUN_FILES,
+    RUNS_DIR,
+    SCENARIO_FILE,
+    SWEEP_FILE,
+    clean,
+    commit_run,
+    finished_runs,
+    is_done,
+    locked,
+    read_sweep,
+    record_failure,
+    write_atomic,
+    write_json,
+)
 from ccsim._scenario import (
     Scenario,
     _toml_value,
@@ -57,14 +61,7 @@ from ccsim._scenario import (
     parse_value,
     resolve,
 )
-
-SWEEP_FILE = "sweep.json"
-RUNS_DIR = "runs"
-RUN_FILE = "run.json"
-DONE_FILE = "DONE"
-FAILED_SUFFIX = ".failed.json"
-TMP_PREFIX = ".tmp-"
-LOCK_FILE = ".lock"
+from ccsim.store import catalogue, query, table
 
 Grid = Mapping[str, Sequence[Any]]
 
@@ -216,11 +213,8 @@ def execute(scenario_text: str, overrides: list[str]) -> dict[str, Any]:
 
         run = ccsim.run(scenario_text, set=overrides)
         t1 = time.perf_counter()
-        summary = (json.dumps(run.summary, indent=2, sort_keys=False) + "\n").encode()
-        series, flows = io.BytesIO(), io.BytesIO()
-        run.series.to_parquet(series, engine="pyarrow", index=False)
-        run.flows.to_parquet(flows, engine="pyarrow", index=False)
-        text = run.scenario_text if run.scenario_text.endswith("\n") else run.scenario_text + "\n"
+        encoded = run.encode()
+        files = {name: encoded[name] for name in RUN_FILES}
         t2 = time.perf_counter()
     except (KeyboardInterrupt, SystemExit):
         raise
@@ -233,12 +227,7 @@ def execute(scenario_text: str, overrides: list[str]) -> dict[str, Any]:
         }
     return {
         "ok": True,
-        "files": {
-            SUMMARY_FILE: summary,
-            SERIES_FILE: series.getvalue(),
-            FLOWS_FILE: flows.getvalue(),
-            SCENARIO_FILE: text.encode(),
-        },
+        "files": files,
         "sim_wall_s": float(run.summary.get("wall_s", t1 - t0)),
         "call_s": t1 - t0,
         "encode_s": t2 - t1,
@@ -255,111 +244,18 @@ def _worker_init() -> None:
 # ------------------------------------------------------------------ the store side
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f"{TMP_PREFIX}{path.name}.{uuid.uuid4().hex[:8]}")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
-def _write_synced(path: Path, data: bytes) -> None:
-    with open(path, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-
-
-_io_pool = None
-
-
-def _io_map(fn, items) -> None:
-    """Run *fn* over *items* on a few I/O threads: concurrent fsyncs share one journal
-    commit (about 4 ms each on ext4), where a loop would pay one commit per file."""
-    global _io_pool
-    if _io_pool is None:
-        from concurrent.futures import ThreadPoolExecutor
-
-        _io_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="ccsim-io")
-    for _ in _io_pool.map(fn, items):
-        pass
-
-
 def _commit_run(runs: Path, spec: RunSpec, result: dict[str, Any], timing: dict) -> bool:
-    """Write a finished run atomically. False if it was already there (a duplicate).
-
-    Order of durability: every file is on disk (fsync) before DONE is written, DONE and
-    the directory listing are on disk before the rename makes the run visible. The
-    rename itself is not fsynced: after a power cut a finished run may be missing (and
-    is run again) but never present and incomplete.
-    """
-    target = runs / spec.id
-    tmp = runs / f"{TMP_PREFIX}{spec.id}.{uuid.uuid4().hex[:8]}"
-    tmp.mkdir()
-    try:
-        record = spec.record() | {"timing": timing}
-        files = dict(result["files"])
-        files[RUN_FILE] = (json.dumps(record, indent=2) + "\n").encode()
-        _io_map(lambda item: _write_synced(tmp / item[0], item[1]), files.items())
-        # DONE is written last: a directory without it was never complete.
-        _write_synced(tmp / DONE_FILE, (spec.id + "\n").encode())
-        _fsync_dir(tmp)
-        try:
-            os.rename(tmp, target)
-        except OSError:
-            if (target / DONE_FILE).exists():
-                shutil.rmtree(tmp, ignore_errors=True)
-                return False
-            raise
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    failed = runs / f"{spec.id}{FAILED_SUFFIX}"
-    with contextlib.suppress(FileNotFoundError):
-        failed.unlink()
-    return True
+    """Write a finished run atomically (``_layout.commit_run``) with its ``run.json``.
+    False if it was already there (a duplicate)."""
+    record = spec.record() | {"timing": timing}
+    files = dict(result["files"])
+    files[RUN_FILE] = (json.dumps(record, indent=2) + "\n").encode()
+    return commit_run(runs, spec.id, files)
 
 
 def _record_failure(runs: Path, spec: RunSpec, result: dict[str, Any]) -> None:
     record = spec.record() | {"error_type": result["error_type"], "error": result["error"]}
-    data = (json.dumps(record, indent=2) + "\n").encode()
-    _write_atomic(runs / f"{spec.id}{FAILED_SUFFIX}", data)
-
-
-def is_done(runs: Path, run_id: str) -> bool:
-    return (runs / run_id / DONE_FILE).is_file()
-
-
-def _clean(runs: Path) -> None:
-    """Remove what an interrupted sweep may have left: temporary directories and files,
-    run directories without ``DONE`` (never produced by us, but never trusted), and
-    failure markers of runs that have since finished."""
-    for p in runs.iterdir():
-        if p.name.startswith(TMP_PREFIX):
-            if p.is_dir():
-                shutil.rmtree(p, ignore_errors=True)
-            else:
-                with contextlib.suppress(FileNotFoundError):
-                    p.unlink()
-        elif p.is_dir() and not (p / DONE_FILE).is_file():
-            shutil.rmtree(p, ignore_errors=True)
-        elif p.name.endswith(FAILED_SUFFIX) and is_done(runs, p.name[: -len(FAILED_SUFFIX)]):
-            p.unlink()
-
-
-@contextlib.contextmanager
-def _locked(directory: Path) -> Iterator[None]:
-    """One sweep process per directory at a time (an OS lock: freed when we die)."""
-    fd = os.open(directory / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise ScenarioError(f"{directory}: another sweep is running there") from None
-        yield
-    finally:
-        os.close(fd)
+    record_failure(runs, spec.id, record)
 
 
 # ------------------------------------------------------------------ the sweep
@@ -382,8 +278,7 @@ class Sweep:
 
     def __init__(self, directory: str | os.PathLike):
         self.directory = Path(directory)
-        if not (self.directory / SWEEP_FILE).is_file():
-            raise ScenarioError(f"{self.directory}: not a sweep directory (no {SWEEP_FILE})")
+        read_sweep(self.directory)  # raises if it holds no sweep
         self.ran = self.skipped = self.failed = 0
         self.wall_s = 0.0
         self.timings = []
@@ -391,7 +286,7 @@ class Sweep:
     @property
     def spec(self) -> dict[str, Any]:
         """The contents of ``sweep.json``: scenario, base overrides, grid, seeds."""
-        return json.loads((self.directory / SWEEP_FILE).read_text(encoding="utf-8"))
+        return read_sweep(self.directory)
 
     @property
     def params(self) -> list[str]:
@@ -404,13 +299,7 @@ class Sweep:
 
     def run_ids(self) -> list[str]:
         """Ids of the finished runs."""
-        if not self.runs_dir.is_dir():
-            return []
-        return sorted(
-            p.name
-            for p in self.runs_dir.iterdir()
-            if not p.name.startswith(TMP_PREFIX) and (p / DONE_FILE).is_file()
-        )
+        return finished_runs(self.runs_dir)
 
     def load(self, run_id: str):
         """The finished run *run_id* as a :class:`ccsim.Run`."""
@@ -422,8 +311,6 @@ class Sweep:
 
     def catalogue(self):
         """One row per run (finished or failed): parameters, seed, summary metrics."""
-        from ccsim.store import catalogue
-
         return catalogue(self.directory)
 
     def failures(self):
@@ -433,14 +320,10 @@ class Sweep:
 
     def query(self, sql: str):
         """Run DuckDB *sql* over the views ``runs``, ``series`` and ``flows``."""
-        from ccsim.store import query
-
         return query(self.directory, sql)
 
     def table(self, metrics: Sequence[str] | None = None, by: Sequence[str] | None = None):
         """Per parameter combination: runs, and each metric's mean and 95 % CI."""
-        from ccsim.store import table
-
         return table(self.directory, metrics=metrics, by=by)
 
 
@@ -564,21 +447,20 @@ def sweep(
 def _run(directory, record, text, base, specs, workers, client, progress, console) -> Sweep:
     identity = record["identity"]
     directory.mkdir(parents=True, exist_ok=True)
-    with _locked(directory):
-        sweep_file = directory / SWEEP_FILE
-        if sweep_file.exists():
-            old = json.loads(sweep_file.read_text(encoding="utf-8"))
+    with locked(directory):
+        if (directory / SWEEP_FILE).exists():
+            old = read_sweep(directory)
             if old.get("identity") != identity:
                 raise ScenarioError(
                     f"{directory} holds a sweep of another scenario or other --set values; "
                     "use a new directory"
                 )
-        _write_atomic(sweep_file, (json.dumps(record, indent=2, default=str) + "\n").encode())
+        write_json(directory / SWEEP_FILE, record)
         if not (directory / SCENARIO_FILE).exists():
-            _write_atomic(directory / SCENARIO_FILE, text.encode())
+            write_atomic(directory / SCENARIO_FILE, text.encode())
         runs = directory / RUNS_DIR
         runs.mkdir(exist_ok=True)
-        _clean(runs)
+        clean(runs)
         result = Sweep(directory)
         todo = [s for s in specs if not is_done(runs, s.id)]
         result.skipped = len(specs) - len(todo)
