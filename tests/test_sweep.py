@@ -83,6 +83,30 @@ def test_expand_is_the_cartesian_product_with_derived_seeds():
     assert specs[0].overrides == ["a=1", 'b="x"', "seed=7"]
 
 
+def test_replication_seeds_are_the_cores_rule():
+    """Replication k of every point runs with the core's replication_seed(seed, k):
+    seed + k modulo 2^63, so that even the largest seeds stay TOML integers."""
+    from ccsim import _core
+
+    top = 2**63 - 2
+    specs = expand({"a": [1, 2]}, seeds=3, base_seed=top)
+    assert [s.seed for s in specs] == [top, top + 1, 0] * 2
+    assert [s.seed for s in specs[:3]] == [_core.replication_seed(top, k) for k in range(3)]
+    assert specs[2].overrides == ["a=1", "seed=0"]
+
+
+def test_sweep_seeds_start_at_the_seed_the_core_reads():
+    text = EXAMPLE.read_text()
+    no_seed = "\n".join(line for line in text.splitlines() if not line.startswith("seed"))
+    assert "seed" not in ccsim.scenario_text(no_seed).split("[topology]")[0]
+    # No seed in the scenario: the core's default.
+    assert [s.seed for s in plan(no_seed, seeds=2, set=SMALL)[4]] == [1, 2]
+    assert [s.seed for s in plan(no_seed, seeds=2, set=[*SMALL, "seed=41"])[4]] == [41, 42]
+    assert [s.seed for s in plan(text, seeds=2, set={"seed": 7})[4]] == [7, 8]
+    with pytest.raises(ccsim.ScenarioError, match="seed"):
+        plan(text, seeds=2, set=["seed=-1"])
+
+
 def test_grid_option_parsing():
     assert parse_grid_option('topology.buffer=["0.25bdp","bdp"]') == (
         "topology.buffer",

@@ -76,8 +76,8 @@ def fluid_batch(
     *scenarios*: paths, TOML texts or dicts, each with ``engine = "fluid"``.
     *set*: overrides applied to every scenario.
     *replications*: runs per scenario. With 1, each scenario runs with its own seed (a
-    row equals ``ccsim.run`` of it); with n > 1, run k uses a seed derived from the
-    scenario's seed by name (``replication/k``).
+    row equals ``ccsim.run`` of it); with n > 1, run k uses the core's replication seed
+    (``_core.replication_seed``: the scenario's seed + k, as in a sweep).
     *threads*: worker threads (default: all cores).
     *progress*: ``True`` for a progress bar (shown if the batch takes more than half a
     second), or a callable receiving (runs done, runs in all). Ctrl-C stops the batch

@@ -73,7 +73,7 @@ def main() -> None:
     type=click.IntRange(min=1),
     default=1,
     metavar="N",
-    help="Fluid scenarios: run N replications (derived seeds) on every core and print "
+    help="Fluid scenarios: run N replications (seeds seed, seed+1, ...) on every core and print "
     "each metric's mean and 95 % interval.",
 )
 def run_cmd(

@@ -15,6 +15,9 @@ the same point always lands in the same directory. A run is finished iff
 ones; killing it at any moment leaves finished runs intact and at most some temporary
 directories.
 
+Replication ``k`` of a point runs with the core's replication seed of the scenario's
+seed (``_core.replication_seed``: seed + k), the scenario's seed as the core reads it.
+
 Workers only simulate and encode; the process that called :func:`sweep` writes every
 file. So a Dask cluster needs no shared file system, and two workers can never race on
 one directory.
@@ -36,6 +39,7 @@ from typing import Any
 
 import tomli_w
 
+from ccsim import _core
 from ccsim._core import ScenarioError, SimulationError
 from ccsim._layout import (
     RUN_FILE,
@@ -175,8 +179,9 @@ def _check_seeds(seeds: Any, where: str) -> None:
 def expand(grid: Grid, seeds: int, base_seed: int) -> list[RunSpec]:
     """The cartesian product of *grid* (in key order) times *seeds* replications.
 
-    Replication ``i`` runs with seed ``base_seed + i``: every grid point sees the same
-    seeds (common random numbers), so differences between points are not seed noise.
+    Replication ``i`` runs with the core's ``replication_seed(base_seed, i)``
+    (``base_seed + i``): every grid point sees the same seeds (common random numbers),
+    so differences between points are not seed noise.
     """
     paths = list(grid)
     for path in paths:
@@ -191,7 +196,7 @@ def expand(grid: Grid, seeds: int, base_seed: int) -> list[RunSpec]:
     for combo in itertools.product(*(list(grid[p]) for p in paths)):
         params = tuple(zip(paths, combo, strict=True))
         for i in range(seeds):
-            specs.append(RunSpec(params, base_seed + i, i))
+            specs.append(RunSpec(params, _core.replication_seed(base_seed, i), i))
     ids = [s.id for s in specs]
     if len(set(ids)) != len(ids):
         raise ScenarioError("the grid lists the same value twice for one path")
@@ -327,17 +332,6 @@ class Sweep:
         return table(self.directory, metrics=metrics, by=by)
 
 
-def _base_seed(doc: Mapping[str, Any], overrides: list[str]) -> int:
-    seed = doc.get("seed", 1)
-    for o in overrides:
-        key, raw = o.split("=", 1)
-        if key.strip() == "seed":
-            seed = parse_value(raw)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ScenarioError(f"seed: expected a whole number >= 0, got {seed!r}")
-    return seed
-
-
 def plan(
     scenario: Scenario,
     grid: Grid | None = None,
@@ -349,7 +343,8 @@ def plan(
 
     Returns ``(scenario_text, base_overrides, grid, seeds, runs)``. The grid is the
     scenario's ``[sweep]`` table with *grid* on top (a path in both takes *grid*'s
-    values); *seeds* likewise overrides ``[sweep] seeds`` (default 1).
+    values); *seeds* likewise overrides ``[sweep] seeds`` (default 1). The seeds start
+    at the base scenario's seed as the core reads it (which parses the base scenario).
     """
     text, source = resolve(scenario)
     text, table = split_sweep_table(text, source)
@@ -363,8 +358,7 @@ def plan(
     if any(o.split("=", 1)[0].strip() in merged for o in base):
         clash = [o for o in base if o.split("=", 1)[0].strip() in merged]
         raise ScenarioError(f"{clash[0]}: this path is also swept; give it in one place")
-    doc = tomllib.loads(text)
-    specs = expand(merged, n, _base_seed(doc, base))
+    specs = expand(merged, n, _core.scenario_seed(text, base))
     return text, base, {k: list(v) for k, v in merged.items()}, n, specs
 
 
@@ -403,8 +397,6 @@ def sweep(
         raise ScenarioError(f"workers: must be a whole number >= 1, got {workers!r}")
     # The base scenario itself is checked once, here, before anything is written: a
     # bad base would make every run fail for the same reason.
-    from ccsim import _core
-
     _core.validate(text, base)
     # A path that no point can use (a typo, a field that does not exist) is a bad
     # sweep, not N failed runs; a point that fails alone is an invalid combination
