@@ -107,6 +107,17 @@ def test_sweep_seeds_start_at_the_seed_the_core_reads():
         plan(text, seeds=2, set=["seed=-1"])
 
 
+def test_grid_values_are_read_as_the_core_reads_an_override():
+    # Bare words (as the shell leaves them) are strings, numbers stay numbers, and an
+    # inline table is a table: what `--set PATH=VALUE` would give for each value.
+    assert parse_grid_option("duration=[3s, 0.5s]") == ("duration", ["3s", "0.5s"])
+    assert parse_grid_option("topology.buffer=[20, bdp]") == ("topology.buffer", [20, "bdp"])
+    assert parse_grid_option('flows[0].start=[{ exponential = "1s" }, "2s"]') == (
+        "flows[0].start",
+        [{"exponential": "1s"}, "2s"],
+    )
+
+
 def test_grid_option_parsing():
     assert parse_grid_option('topology.buffer=["0.25bdp","bdp"]') == (
         "topology.buffer",
@@ -160,6 +171,29 @@ def test_2x2x3_sweep_catalogue_and_table(base_sweep):
     # The buffer matters: a one-BDP buffer holds a longer mean queue than a quarter BDP.
     by_buf = tab.groupby("topology.buffer")["queue_mean_pkts_mean"].mean()
     assert by_buf["bdp"] > 2 * by_buf["0.25bdp"]
+
+
+def test_every_recorded_scenario_runs_again_to_its_numbers(base_sweep):
+    """A run's scenario.toml is the core's resolution of the scenario with the run's
+    overrides (base, grid values, seed): run as it is, it gives the stored summary."""
+    from ccsim import _core
+
+    s = Sweep(base_sweep)
+    cat = s.catalogue()
+    row = cat.iloc[7]
+    d = base_sweep / RUNS_DIR / row["run_id"]
+    record = json.loads((d / "run.json").read_text())
+    recorded = (d / "scenario.toml").read_text()
+    assert recorded == _core.resolve(EXAMPLE.read_text(), SMALL + record["overrides"])
+    again = ccsim.run(d / "scenario.toml")
+    stored = json.loads((d / "summary.json").read_text())
+    stored.pop("wall_s"), again.summary.pop("wall_s")
+    assert again.summary == json.loads(json.dumps(stored))
+    assert again.summary["seed"] == row["seed"] == 2
+    # The directory's scenario.toml: the base scenario with the --set values applied.
+    base = (base_sweep / "scenario.toml").read_text()
+    assert base == _core.resolve(EXAMPLE.read_text(), SMALL)
+    ccsim.validate(base)
 
 
 def test_sql_over_runs_series_and_flows(base_sweep):

@@ -14,9 +14,7 @@ import pandas as pd
 from ccsim import _core
 from ccsim._core import ScenarioError
 from ccsim._results import decode_table
-from ccsim._scenario import Scenario, check_syntax, normalize_overrides, resolve
-
-Overrides = str | Iterable[str] | Mapping[str, Any] | None
+from ccsim._scenario import Overrides, Scenario, check_syntax, normalize_overrides, text_of
 
 
 def _texts(scenarios: Iterable[Scenario]) -> list[str]:
@@ -25,7 +23,7 @@ def _texts(scenarios: Iterable[Scenario]) -> list[str]:
     texts = []
     for i, sc in enumerate(scenarios):
         try:
-            text, source = resolve(sc)
+            text, source = text_of(sc)
             check_syntax(text, source)
         except ScenarioError as e:
             raise ScenarioError(f"scenarios[{i}]: {e}") from None
@@ -105,8 +103,9 @@ def fluid_replicate(
     threads: int | None = None,
 ) -> pd.DataFrame:
     """Run *n* replications of a fluid scenario (study 004 averages 10 runs) and return,
-    per metric, the ``mean`` and the 95 % confidence half-width ``ci95`` (Student t
-    with n − 1 degrees of freedom), and the number of runs ``n``. Runs where a metric
+    per metric, the ``mean`` and the 95 % confidence half-width ``ci95`` (the core's
+    ``confidence_interval``: Student t with n − 1 degrees of freedom), and the number
+    of runs ``n``. Runs where a metric
     is undefined (``sync_level_mean`` without congestion events) are left out of its
     mean. The seeds are those of ``fluid_batch(..., replications=n)``.
     """

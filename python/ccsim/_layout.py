@@ -6,14 +6,14 @@ A run directory (``Run.write``, ``ccsim run -o DIR``)::
     summary.json            the scalars
     series.parquet          the sampled time series
     flows.parquet           one row per flow
-    scenario.toml           the scenario that ran (overrides applied)
+    scenario.toml           the scenario that ran, as the core resolved it (overrides applied)
     events.parquet          with [output] events = true
     <link>.pcap             with [output] pcap = ["<link>", ...]
 
 A sweep directory (``ccsim.sweep``, ``ccsim sweep -o DIR``)::
 
     sweep.json              the scenario ([sweep] removed), base overrides, grid, seeds, run ids
-    scenario.toml           the base scenario text
+    scenario.toml           the base scenario as the core resolved it (base overrides applied)
     runs/<id>/              a finished run: the run files above, run.json, DONE
     runs/<id>.failed.json   a run that raised: its parameters and the error message
     runs/.tmp-*             a run being written (ignored; removed by the next sweep)

@@ -7,13 +7,13 @@ applies them, so any scenario field can be swept, values with units and buffer r
 included.
 
 On disk (``DIR``): ``sweep.json`` (scenario, base overrides, grid, seeds),
-``scenario.toml`` (the base scenario), ``runs/<id>/`` (one finished run, with
-``run.json`` and ``DONE``) and ``runs/<id>.failed.json``; the names and the atomic-write
-rules are in ``ccsim._layout``. ``<id>`` is a hash of the run's parameters and seed, so
-the same point always lands in the same directory. A run is finished iff
-``runs/<id>/DONE`` exists. Re-running a sweep skips finished runs and retries failed
-ones; killing it at any moment leaves finished runs intact and at most some temporary
-directories.
+``scenario.toml`` (the base scenario as the core resolved it), ``runs/<id>/`` (one
+finished run, with ``run.json`` and ``DONE``) and ``runs/<id>.failed.json``; the names
+and the atomic-write rules are in ``ccsim._layout``. ``<id>`` is a hash of the run's
+parameters and seed, so the same point always lands in the same directory. A run is
+finished iff ``runs/<id>/DONE`` exists. Re-running a sweep skips finished runs and
+retries failed ones; killing it at any moment leaves finished runs intact and at most
+some temporary directories.
 
 Replication ``k`` of a point runs with the core's replication seed of the scenario's
 seed (``_core.replication_seed``: seed + k), the scenario's seed as the core reads it.
@@ -32,7 +32,7 @@ import os
 import signal
 import time
 import tomllib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,12 +58,13 @@ from ccsim._layout import (
     write_json,
 )
 from ccsim._scenario import (
+    Overrides,
     Scenario,
-    _toml_value,
     check_syntax,
     normalize_overrides,
-    parse_value,
-    resolve,
+    read_value,
+    text_of,
+    toml_value,
 )
 from ccsim.store import catalogue, query, table
 
@@ -95,7 +96,7 @@ class RunSpec:
     @property
     def overrides(self) -> list[str]:
         """The ``path=value`` strings the core applies for this point."""
-        return [f"{k}={_toml_value(v)}" for k, v in self.params] + [f"seed={self.seed}"]
+        return [f"{k}={toml_value(v)}" for k, v in self.params] + [f"seed={self.seed}"]
 
     def record(self) -> dict[str, Any]:
         return {
@@ -162,12 +163,11 @@ def parse_grid_option(option: str) -> tuple[str, list[Any]]:
     path, raw = (s.strip() for s in option.split("=", 1))
     if not path or not (raw.startswith("[") and raw.endswith("]")):
         raise ScenarioError(f"--grid expects path=[v1,v2,...], got {option!r}")
-    try:
-        values = tomllib.loads(f"v = {raw}")["v"]
-    except tomllib.TOMLDecodeError:
-        # Bare words, as the shell leaves them: [0.25bdp, bdp] -> ["0.25bdp", "bdp"].
-        inner = raw[1:-1]
-        values = [parse_value(p) for p in inner.split(",") if p.strip()]
+    values = read_value(raw)
+    if not isinstance(values, list):
+        # Bare words, as the shell leaves them: [0.25bdp, bdp] -> ["0.25bdp", "bdp"],
+        # each read as the core reads an override's value.
+        values = [read_value(p) for p in raw[1:-1].split(",") if p.strip()]
     return path, values
 
 
@@ -337,7 +337,7 @@ def plan(
     grid: Grid | None = None,
     *,
     seeds: int | None = None,
-    set: Iterable[str] | Mapping[str, Any] | str | None = None,  # noqa: A002
+    set: Overrides = None,  # noqa: A002
 ) -> tuple[str, list[str], dict[str, list[Any]], int, list[RunSpec]]:
     """Resolve a sweep without running it.
 
@@ -346,7 +346,7 @@ def plan(
     values); *seeds* likewise overrides ``[sweep] seeds`` (default 1). The seeds start
     at the base scenario's seed as the core reads it (which parses the base scenario).
     """
-    text, source = resolve(scenario)
+    text, source = text_of(scenario)
     text, table = split_sweep_table(text, source)
     file_grid, file_seeds = grid_from_table(table, f"{source}: sweep")
     merged = dict(file_grid)
@@ -368,7 +368,7 @@ def sweep(
     *,
     directory: str | os.PathLike,
     seeds: int | None = None,
-    set: Iterable[str] | Mapping[str, Any] | str | None = None,  # noqa: A002
+    set: Overrides = None,  # noqa: A002
     workers: int | None = None,
     client: Any = None,
     scheduler: str | None = None,
@@ -396,8 +396,9 @@ def sweep(
     if workers is not None and (isinstance(workers, bool) or workers < 1):
         raise ScenarioError(f"workers: must be a whole number >= 1, got {workers!r}")
     # The base scenario itself is checked once, here, before anything is written: a
-    # bad base would make every run fail for the same reason.
-    _core.validate(text, base)
+    # bad base would make every run fail for the same reason. The core returns it
+    # resolved (base overrides applied): the directory's scenario.toml.
+    resolved = _core.validate(text, base)
     # A path that no point can use (a typo, a field that does not exist) is a bad
     # sweep, not N failed runs; a point that fails alone is an invalid combination
     # and is recorded as a failed run like any other error.
@@ -430,13 +431,17 @@ def sweep(
         # Connect before anything is written: an unreachable scheduler is bad input.
         own_client = client = _connect(scheduler)
     try:
-        return _run(directory, record, text, base, specs, workers, client, progress, console)
+        return _run(
+            directory, record, text, resolved, base, specs, workers, client, progress, console
+        )
     finally:
         if own_client is not None:
             own_client.close()
 
 
-def _run(directory, record, text, base, specs, workers, client, progress, console) -> Sweep:
+def _run(
+    directory, record, text, resolved, base, specs, workers, client, progress, console
+) -> Sweep:
     identity = record["identity"]
     directory.mkdir(parents=True, exist_ok=True)
     with locked(directory):
@@ -449,7 +454,7 @@ def _run(directory, record, text, base, specs, workers, client, progress, consol
                 )
         write_json(directory / SWEEP_FILE, record)
         if not (directory / SCENARIO_FILE).exists():
-            write_atomic(directory / SCENARIO_FILE, text.encode())
+            write_atomic(directory / SCENARIO_FILE, resolved.encode())
         runs = directory / RUNS_DIR
         runs.mkdir(exist_ok=True)
         clean(runs)
