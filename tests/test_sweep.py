@@ -196,6 +196,47 @@ def test_every_recorded_scenario_runs_again_to_its_numbers(base_sweep):
     ccsim.validate(base)
 
 
+T95 = {2: 12.706204736174707, 3: 4.302652729911275, 4: 3.182446305284263}
+
+
+def test_table_interval_is_the_student_t_interval(tmp_path):
+    """Sweep.table's mean and ci95 per point: the mean and t(0.975, n−1)·s/√n, computed
+    here with `statistics` and published t quantiles; NaN below two runs."""
+    import statistics
+
+    from ccsim._layout import RUN_FILE, SUMMARY_FILE, SWEEP_FILE, commit_run
+
+    values = {"a": [0.91, 0.87, 0.95, 0.90], "b": [0.5, 0.75], "c": [0.3, 0.31, 0.35], "d": [0.4]}
+    d = tmp_path / "fake"
+    runs = d / RUNS_DIR
+    runs.mkdir(parents=True)
+    ids = []
+    for x, us in values.items():
+        for k, u in enumerate(us):
+            rid = f"{x}{k}"
+            ids.append(rid)
+            record = {"id": rid, "params": {"x": x}, "seed": 1 + k, "replication": k}
+            summary = {"bottleneck": "l", "links": {"l": {"utilization": u}}}
+            commit_run(
+                runs,
+                rid,
+                {RUN_FILE: json.dumps(record).encode(), SUMMARY_FILE: json.dumps(summary).encode()},
+            )
+    (d / SWEEP_FILE).write_text(json.dumps({"grid": {"x": list(values)}, "runs": ids}))
+    tab = Sweep(d).table(metrics=["utilization"]).set_index("x")
+    assert list(tab.index) == list(values)
+    for x, us in values.items():
+        n = len(us)
+        assert tab.loc[x, "runs"] == n
+        assert tab.loc[x, "utilization_mean"] == pytest.approx(statistics.mean(us), rel=1e-12)
+        ci = tab.loc[x, "utilization_ci95"]
+        if n < 2:
+            assert math.isnan(ci)
+        else:
+            expected = T95[n] * statistics.stdev(us) / math.sqrt(n)
+            assert ci == pytest.approx(expected, rel=1e-9)
+
+
 def test_sql_over_runs_series_and_flows(base_sweep):
     s = Sweep(base_sweep)
     n = s.query('SELECT "flows[0].cc" AS cc, count(*) AS n FROM runs GROUP BY 1 ORDER BY 1')

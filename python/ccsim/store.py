@@ -29,6 +29,7 @@ from typing import Any
 
 import pandas as pd
 
+from ccsim import _core
 from ccsim._core import ScenarioError
 from ccsim._layout import FLOWS_FILE, RUNS_DIR, SERIES_FILE, read_sweep, run_records
 
@@ -173,13 +174,6 @@ def query(directory: str | os.PathLike, sql: str) -> pd.DataFrame:
         con.close()
 
 
-def t95(n: int) -> float:
-    """Two-sided 95 % quantile of Student's t with n − 1 degrees of freedom."""
-    from scipy.stats import t
-
-    return float(t.ppf(0.975, n - 1)) if n >= 2 else math.nan
-
-
 def table(
     directory: str | os.PathLike,
     metrics: Sequence[str] | None = None,
@@ -188,9 +182,10 @@ def table(
     """Group finished runs by the swept parameters (or *by*) and summarise *metrics*.
 
     One row per parameter combination with ``runs`` (how many finished) and, per
-    metric, ``<metric>_mean`` and ``<metric>_ci95``: the half-width of the 95 %
-    confidence interval of the mean across seeds, t(0.975, n − 1) · s / √n (Student
-    t; NaN with a single run).
+    metric, ``<metric>_mean`` and ``<metric>_ci95``: the mean across seeds and the
+    half-width of its 95 % confidence interval, both from the core's
+    ``confidence_interval`` (Student t with n − 1 degrees of freedom, the one interval
+    of every batch and report; the half-width is NaN with a single run).
     """
     cat = catalogue(directory)
     spec = read_sweep(directory)
@@ -215,11 +210,8 @@ def table(
         row = dict(zip(keys, key, strict=True))
         row["runs"] = len(g)
         for m in metrics:
-            x = g[m].astype(float).dropna().to_numpy()
-            n = len(x)
-            mean = float(x.mean()) if n else math.nan
-            sd = float(x.std(ddof=1)) if n >= 2 else math.nan
+            mean, half_width, _ = _core.confidence_interval(g[m].astype(float).dropna().tolist())
             row[f"{m}_mean"] = mean
-            row[f"{m}_ci95"] = t95(n) * sd / math.sqrt(n) if n >= 2 else math.nan
+            row[f"{m}_ci95"] = half_width
         rows.append(row)
     return pd.DataFrame(rows)
