@@ -179,21 +179,91 @@ def test_decode_table():
     assert not math.isnan(df["t"].sum())
 
 
-def test_override_values_round_trip_as_one_line_toml():
-    """A swept value of any TOML type, inline tables included, becomes a one-line
-    `path=value` override that parses back to the same value."""
-    from ccsim._scenario import _toml_value, parse_value
+ROUND_TRIP_VALUES = [
+    "5s",
+    "0.5bdp",
+    3,
+    0.25,
+    True,
+    ["64ms", "100ms"],
+    {"uniform": ["64ms", "100ms"]},
+    {"kind": "red", "max_p": 0.2, "gentle": False},
+    {"sync": {"min_level": 0.3}, "odd key": [1, 2]},
+    {},
+]
 
-    for v in [
-        "5s",
-        3,
-        0.25,
-        True,
-        ["64ms", "100ms"],
-        {"kind": "red", "max_p": 0.2, "gentle": False},
-        {"sync": {"min_level": 0.3}, "odd key": [1, 2]},
-        {},
-    ]:
-        text = _toml_value(v)
-        assert "\n" not in text
-        assert parse_value(text) == v, (v, text)
+
+@pytest.mark.parametrize("value", ROUND_TRIP_VALUES, ids=repr)
+def test_dict_override_values_reach_the_core_unchanged(value):
+    """A value given in a dict (``set={"topology.buffer": "0.5bdp"}``) becomes one
+    ``path=value`` string that the core reads back as the same value."""
+    from ccsim import _core
+    from ccsim._scenario import normalize_overrides
+
+    [override] = normalize_overrides({"topology.buffer": value})
+    assert "\n" not in override
+    resolved = tomllib.loads(_core.resolve(EXAMPLE.read_text(), [override]))
+    assert resolved["topology"]["buffer"] == value
+    assert type(resolved["topology"]["buffer"]) is type(value)
+
+
+def test_dict_overrides_are_spelled_as_before():
+    from ccsim._scenario import normalize_overrides
+
+    got = normalize_overrides(
+        {"topology.buffer": "0.5bdp", "seed": 3, "topology.queue": {"kind": "red", "max_p": 0.2}}
+    )
+    assert got == [
+        'topology.buffer="0.5bdp"',
+        "seed=3",
+        'topology.queue={ kind = "red", max_p = 0.2 }',
+    ]
+
+
+# Overrides of every kind: a number, a quoted quantity, a bare word (the core reads a
+# value that is not TOML as a string) and an inline table.
+RERUN_SET = [
+    *FAST,
+    "seed=3",
+    'topology.buffer="0.5bdp"',
+    "flows[0].cc=cubic",
+    'flows[0].start={ uniform = ["0s", "2s"] }',
+]
+
+
+def _without_wall(summary: dict) -> dict:
+    return {k: v for k, v in summary.items() if k != "wall_s"}
+
+
+def test_recorded_scenario_runs_again_to_identical_numbers(tmp_path):
+    """README: scenario.toml is "the scenario that ran, with any --set overrides
+    applied; it can be run again as it is". Run with overrides, write, run the recorded
+    scenario.toml with no overrides: the same numbers."""
+    from ccsim import _core
+
+    first = ccsim.run(EXAMPLE, set=RERUN_SET)
+    # The record is the core's resolution of the text and the overrides.
+    assert first.scenario_text == _core.resolve(EXAMPLE.read_text(), RERUN_SET)
+    d = first.write(tmp_path / "first")
+    recorded = (d / "scenario.toml").read_text()
+    doc = tomllib.loads(recorded)
+    assert doc["seed"] == 3 and doc["topology"]["buffer"] == "0.5bdp"
+    assert doc["flows"][0]["cc"] == "cubic"
+    assert doc["flows"][0]["start"] == {"uniform": ["0s", "2s"]}
+
+    again = ccsim.run(d / "scenario.toml")
+    assert _without_wall(again.summary) == _without_wall(first.summary)
+    pd.testing.assert_frame_equal(again.flows, first.flows)
+    pd.testing.assert_frame_equal(again.series, first.series)
+    # Recording it again changes nothing: the record is a fixed point.
+    assert again.scenario_text == recorded
+    # The overrides mattered: without them the numbers differ.
+    plain = ccsim.run(EXAMPLE, set=FAST)
+    assert _without_wall(plain.summary) != _without_wall(first.summary)
+
+
+def test_dict_and_string_overrides_record_the_same_scenario():
+    a = ccsim.run(EXAMPLE, set={"duration": "2s", "warmup": "1s", "topology.buffer": "0.5bdp"})
+    b = ccsim.run(EXAMPLE, set=['duration="2s"', 'warmup="1s"', "topology.buffer=0.5bdp"])
+    assert a.scenario_text == b.scenario_text
+    assert _without_wall(a.summary) == _without_wall(b.summary)

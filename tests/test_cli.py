@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "scenarios" / "examples" / "dumbbell.toml"
+EXAMPLE_TEXT = EXAMPLE.read_text()
 # Keep every run short.
 FAST = ["--set", 'duration="4s"', "--set", 'warmup="1s"']
 
@@ -83,6 +85,71 @@ def test_validate():
     p = ccsim("validate", EXAMPLE, "--set", 'flows[0].cc="warp"')
     assert p.returncode == 2
     assert "warp" in p.stderr
+
+
+# Scenarios the core's validate refuses only once it lays out the network, resolves
+# the buffers or builds the engine: they used to pass `ccsim validate` and fail at run
+# time. Each runs for 10⁶ simulated seconds, so a validate that ran it would time out.
+LONG = 'duration = "1000000s"\n'
+EXAMPLE_BODY = "\n".join(
+    line for line in EXAMPLE_TEXT.splitlines() if not line.startswith(("duration", "warmup"))
+)
+GRAPH_WITHOUT_ROUTE = (
+    'name = "unroutable"\n[topology]\nkind = "graph"\nbuffer = "20pkt"\n'
+    'nodes = ["a", "b", "c"]\n'
+    'links = [{ from = "a", to = "b", rate = "10Mbps", delay = "5ms" }]\n'
+    '[[flows]]\nsrc = "a"\ndst = "c"\n'
+)
+REFUSED_BY_VALIDATE = {
+    # id: (scenario text, words the one-line message must hold, (old, new): the fix)
+    "converge-to-no-group": (
+        LONG + EXAMPLE_BODY + '\n[metrics]\nconverge_to = "nosuch"\n',
+        ["metrics.converge_to", "nosuch"],
+        ('converge_to = "nosuch"', ""),
+    ),
+    "pcap-of-no-link": (
+        LONG + EXAMPLE_BODY + '\n[output]\npcap = ["nolink"]\n',
+        ["output.pcap[0]", "nolink"],
+        ('"nolink"', '"bottleneck"'),
+    ),
+    "bdp-buffer-without-tcp": (
+        LONG + EXAMPLE_BODY.split("[[flows]]")[0] + "\n[[poisson]]\nload = 0.5\n",
+        ["topology.buffer", "TCP"],
+        ('buffer = "bdp"', 'buffer = "20pkt"'),
+    ),
+    "graph-without-route": (
+        LONG + GRAPH_WITHOUT_ROUTE,
+        ["flows[0]", "route"],
+        ('dst = "c"', 'dst = "b"'),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED_BY_VALIDATE))
+def test_validate_refuses_what_a_run_would_refuse(tmp_path, case):
+    text, words, (old, new) = REFUSED_BY_VALIDATE[case]
+    path = _bad_scenario(tmp_path, text)
+    out = tmp_path / "out"
+    for args in (("validate", path), ("run", path, "-o", out)):
+        p = ccsim(*args)
+        assert p.returncode == 2, (args, p.stdout, p.stderr)
+        assert "Traceback" not in p.stderr
+        lines = p.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: "), p.stderr
+        for w in words:
+            assert w in lines[0], lines[0]
+        assert p.stdout == ""
+    assert not out.exists()
+    # The API says the same.
+    import ccsim as api
+
+    with pytest.raises(api.ScenarioError, match=re.escape(words[0])):
+        api.validate(path)
+    # With that field fixed the scenario validates (without running its 10⁶ s).
+    assert old in text
+    api.validate(text.replace(old, new))
+    p = ccsim("validate", _bad_scenario(tmp_path, text.replace(old, new), "fixed.toml"))
+    assert p.returncode == 0, p.stderr
 
 
 SCENARIO_FILES = sorted(
@@ -163,8 +230,6 @@ def _bad_scenario(tmp_path: Path, text: str, name: str = "bad.toml") -> Path:
     path.write_text(text)
     return path
 
-
-EXAMPLE_TEXT = EXAMPLE.read_text()
 
 BAD_CASES = {
     # id: (scenario text or None for the example, extra args, words the message must hold)

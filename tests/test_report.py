@@ -16,8 +16,9 @@ import pytest
 
 import ccsim
 from ccsim import plots
+from ccsim._layout import RUNS_DIR
 from ccsim.report import report
-from ccsim.sweep import RUNS_DIR, Sweep, sweep
+from ccsim.sweep import Sweep, sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "scenarios" / "examples" / "dumbbell.toml"

@@ -22,17 +22,8 @@ import pandas as pd
 import pytest
 
 import ccsim
-from ccsim.sweep import (
-    DONE_FILE,
-    FAILED_SUFFIX,
-    RUNS_DIR,
-    TMP_PREFIX,
-    Sweep,
-    expand,
-    parse_grid_option,
-    plan,
-    sweep,
-)
+from ccsim._layout import DONE_FILE, FAILED_SUFFIX, RUNS_DIR, TMP_PREFIX
+from ccsim.sweep import Sweep, expand, parse_grid_option, plan, sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "scenarios" / "examples" / "dumbbell.toml"
@@ -92,6 +83,41 @@ def test_expand_is_the_cartesian_product_with_derived_seeds():
     assert specs[0].overrides == ["a=1", 'b="x"', "seed=7"]
 
 
+def test_replication_seeds_are_the_cores_rule():
+    """Replication k of every point runs with the core's replication_seed(seed, k):
+    seed + k modulo 2^63, so that even the largest seeds stay TOML integers."""
+    from ccsim import _core
+
+    top = 2**63 - 2
+    specs = expand({"a": [1, 2]}, seeds=3, base_seed=top)
+    assert [s.seed for s in specs] == [top, top + 1, 0] * 2
+    assert [s.seed for s in specs[:3]] == [_core.replication_seed(top, k) for k in range(3)]
+    assert specs[2].overrides == ["a=1", "seed=0"]
+
+
+def test_sweep_seeds_start_at_the_seed_the_core_reads():
+    text = EXAMPLE.read_text()
+    no_seed = "\n".join(line for line in text.splitlines() if not line.startswith("seed"))
+    assert "seed" not in ccsim.scenario_text(no_seed).split("[topology]")[0]
+    # No seed in the scenario: the core's default.
+    assert [s.seed for s in plan(no_seed, seeds=2, set=SMALL)[4]] == [1, 2]
+    assert [s.seed for s in plan(no_seed, seeds=2, set=[*SMALL, "seed=41"])[4]] == [41, 42]
+    assert [s.seed for s in plan(text, seeds=2, set={"seed": 7})[4]] == [7, 8]
+    with pytest.raises(ccsim.ScenarioError, match="seed"):
+        plan(text, seeds=2, set=["seed=-1"])
+
+
+def test_grid_values_are_read_as_the_core_reads_an_override():
+    # Bare words (as the shell leaves them) are strings, numbers stay numbers, and an
+    # inline table is a table: what `--set PATH=VALUE` would give for each value.
+    assert parse_grid_option("duration=[3s, 0.5s]") == ("duration", ["3s", "0.5s"])
+    assert parse_grid_option("topology.buffer=[20, bdp]") == ("topology.buffer", [20, "bdp"])
+    assert parse_grid_option('flows[0].start=[{ exponential = "1s" }, "2s"]') == (
+        "flows[0].start",
+        [{"exponential": "1s"}, "2s"],
+    )
+
+
 def test_grid_option_parsing():
     assert parse_grid_option('topology.buffer=["0.25bdp","bdp"]') == (
         "topology.buffer",
@@ -145,6 +171,70 @@ def test_2x2x3_sweep_catalogue_and_table(base_sweep):
     # The buffer matters: a one-BDP buffer holds a longer mean queue than a quarter BDP.
     by_buf = tab.groupby("topology.buffer")["queue_mean_pkts_mean"].mean()
     assert by_buf["bdp"] > 2 * by_buf["0.25bdp"]
+
+
+def test_every_recorded_scenario_runs_again_to_its_numbers(base_sweep):
+    """A run's scenario.toml is the core's resolution of the scenario with the run's
+    overrides (base, grid values, seed): run as it is, it gives the stored summary."""
+    from ccsim import _core
+
+    s = Sweep(base_sweep)
+    cat = s.catalogue()
+    row = cat.iloc[7]
+    d = base_sweep / RUNS_DIR / row["run_id"]
+    record = json.loads((d / "run.json").read_text())
+    recorded = (d / "scenario.toml").read_text()
+    assert recorded == _core.resolve(EXAMPLE.read_text(), SMALL + record["overrides"])
+    again = ccsim.run(d / "scenario.toml")
+    stored = json.loads((d / "summary.json").read_text())
+    stored.pop("wall_s"), again.summary.pop("wall_s")
+    assert again.summary == json.loads(json.dumps(stored))
+    assert again.summary["seed"] == row["seed"] == 2
+    # The directory's scenario.toml: the base scenario with the --set values applied.
+    base = (base_sweep / "scenario.toml").read_text()
+    assert base == _core.resolve(EXAMPLE.read_text(), SMALL)
+    ccsim.validate(base)
+
+
+T95 = {2: 12.706204736174707, 3: 4.302652729911275, 4: 3.182446305284263}
+
+
+def test_table_interval_is_the_student_t_interval(tmp_path):
+    """Sweep.table's mean and ci95 per point: the mean and t(0.975, n−1)·s/√n, computed
+    here with `statistics` and published t quantiles; NaN below two runs."""
+    import statistics
+
+    from ccsim._layout import RUN_FILE, SUMMARY_FILE, SWEEP_FILE, commit_run
+
+    values = {"a": [0.91, 0.87, 0.95, 0.90], "b": [0.5, 0.75], "c": [0.3, 0.31, 0.35], "d": [0.4]}
+    d = tmp_path / "fake"
+    runs = d / RUNS_DIR
+    runs.mkdir(parents=True)
+    ids = []
+    for x, us in values.items():
+        for k, u in enumerate(us):
+            rid = f"{x}{k}"
+            ids.append(rid)
+            record = {"id": rid, "params": {"x": x}, "seed": 1 + k, "replication": k}
+            summary = {"bottleneck": "l", "links": {"l": {"utilization": u}}}
+            commit_run(
+                runs,
+                rid,
+                {RUN_FILE: json.dumps(record).encode(), SUMMARY_FILE: json.dumps(summary).encode()},
+            )
+    (d / SWEEP_FILE).write_text(json.dumps({"grid": {"x": list(values)}, "runs": ids}))
+    tab = Sweep(d).table(metrics=["utilization"]).set_index("x")
+    assert list(tab.index) == list(values)
+    for x, us in values.items():
+        n = len(us)
+        assert tab.loc[x, "runs"] == n
+        assert tab.loc[x, "utilization_mean"] == pytest.approx(statistics.mean(us), rel=1e-12)
+        ci = tab.loc[x, "utilization_ci95"]
+        if n < 2:
+            assert math.isnan(ci)
+        else:
+            expected = T95[n] * statistics.stdev(us) / math.sqrt(n)
+            assert ci == pytest.approx(expected, rel=1e-9)
 
 
 def test_sql_over_runs_series_and_flows(base_sweep):

@@ -12,7 +12,7 @@ file, a string or a dict) through and decodes the results.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable
 from importlib import metadata as _metadata
 from typing import Any
 
@@ -21,12 +21,12 @@ from ccsim._core import ScenarioError, SimulationError
 from ccsim._fluid import fluid_batch, fluid_replicate
 from ccsim._results import Run, decode_table, load
 from ccsim._scenario import (
+    Overrides,
     Scenario,
-    _toml_value,
-    apply_overrides,
     check_syntax,
     normalize_overrides,
-    resolve,
+    text_of,
+    toml_value,
 )
 from ccsim.sweep import Sweep, split_sweep_table, sweep
 from ccsim.sweep import plan as sweep_plan
@@ -52,8 +52,6 @@ __all__ = [
     "validate",
 ]
 
-Overrides = str | Iterable[str] | Mapping[str, Any] | None
-
 
 def core_version() -> str:
     """The version of the compiled Rust core."""
@@ -62,7 +60,7 @@ def core_version() -> str:
 
 def scenario_text(scenario: Scenario) -> str:
     """The TOML text of *scenario* (a path, TOML text or a dict), syntax-checked."""
-    text, source = resolve(scenario)
+    text, source = text_of(scenario)
     check_syntax(text, source)
     return text
 
@@ -70,11 +68,14 @@ def scenario_text(scenario: Scenario) -> str:
 def validate(scenario: Scenario, *, set: Overrides = None) -> None:  # noqa: A002
     """Raise ``ScenarioError`` if *scenario* (with overrides *set*) is not valid.
 
+    The core checks everything a run would refuse, without running it: the fields, the
+    network laid out and routed, the buffers resolved, the engine built.
+
     A scenario with a ``[sweep]`` table is checked as :func:`sweep` would run it: the
     base scenario without ``[sweep]``, the table itself, and every grid point (its
     overrides applied to the base). The error names the first invalid point.
     """
-    text, source = resolve(scenario)
+    text, source = text_of(scenario)
     base_text, table = split_sweep_table(text, source)
     overrides = normalize_overrides(set)
     _core.validate(base_text, overrides)
@@ -91,7 +92,7 @@ def validate(scenario: Scenario, *, set: Overrides = None) -> None:  # noqa: A00
             bad.append((i, spec, e))
     if bad:
         i, spec, e = bad[0]
-        where = ", ".join(f"{k}={_toml_value(v)}" for k, v in spec.params) or "no swept values"
+        where = ", ".join(f"{k}={toml_value(v)}" for k, v in spec.params) or "no swept values"
         raise ScenarioError(
             f"{source}: sweep: {len(bad)} of {len(points)} grid points are invalid; "
             f"point {i + 1} ({where}): {e}"
@@ -112,10 +113,14 @@ def run(
     *progress*: ``True`` for a progress bar (shown if the run takes more than half a
     second), or a callable receiving the fraction of simulated time done.
 
+    The returned run's ``scenario_text`` (``scenario.toml`` when written) is the scenario
+    as the core resolved it: the text with the overrides applied, which runs again as it
+    is to the same results.
+
     Raises ``ScenarioError`` (a ``ValueError``) for a bad scenario or a missing file,
     ``SimulationError`` (a ``RuntimeError``) if the simulator fails.
     """
-    text, source = resolve(scenario)
+    text, source = text_of(scenario)
     if "sweep" in check_syntax(text, source):
         raise ScenarioError(
             f"{source}: has a [sweep] table, which describes many runs: run it with "
@@ -130,4 +135,4 @@ def run(
             result = _core.run(text, overrides, bar)
     else:
         result = _core.run(text, overrides, progress if callable(progress) else None)
-    return Run._from_core(result, apply_overrides(text, overrides), overrides)
+    return Run._from_core(result, _core.resolve(text, overrides), overrides)

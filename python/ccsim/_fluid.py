@@ -14,9 +14,7 @@ import pandas as pd
 from ccsim import _core
 from ccsim._core import ScenarioError
 from ccsim._results import decode_table
-from ccsim._scenario import Scenario, check_syntax, normalize_overrides, resolve
-
-Overrides = str | Iterable[str] | Mapping[str, Any] | None
+from ccsim._scenario import Overrides, Scenario, check_syntax, normalize_overrides, text_of
 
 
 def _texts(scenarios: Iterable[Scenario]) -> list[str]:
@@ -25,7 +23,7 @@ def _texts(scenarios: Iterable[Scenario]) -> list[str]:
     texts = []
     for i, sc in enumerate(scenarios):
         try:
-            text, source = resolve(sc)
+            text, source = text_of(sc)
             check_syntax(text, source)
         except ScenarioError as e:
             raise ScenarioError(f"scenarios[{i}]: {e}") from None
@@ -76,8 +74,8 @@ def fluid_batch(
     *scenarios*: paths, TOML texts or dicts, each with ``engine = "fluid"``.
     *set*: overrides applied to every scenario.
     *replications*: runs per scenario. With 1, each scenario runs with its own seed (a
-    row equals ``ccsim.run`` of it); with n > 1, run k uses a seed derived from the
-    scenario's seed by name (``replication/k``).
+    row equals ``ccsim.run`` of it); with n > 1, run k uses the core's replication seed
+    (``_core.replication_seed``: the scenario's seed + k, as in a sweep).
     *threads*: worker threads (default: all cores).
     *progress*: ``True`` for a progress bar (shown if the batch takes more than half a
     second), or a callable receiving (runs done, runs in all). Ctrl-C stops the batch
@@ -105,8 +103,9 @@ def fluid_replicate(
     threads: int | None = None,
 ) -> pd.DataFrame:
     """Run *n* replications of a fluid scenario (study 004 averages 10 runs) and return,
-    per metric, the ``mean`` and the 95 % confidence half-width ``ci95`` (Student t
-    with n − 1 degrees of freedom), and the number of runs ``n``. Runs where a metric
+    per metric, the ``mean`` and the 95 % confidence half-width ``ci95`` (the core's
+    ``confidence_interval``: Student t with n − 1 degrees of freedom), and the number
+    of runs ``n``. Runs where a metric
     is undefined (``sync_level_mean`` without congestion events) are left out of its
     mean. The seeds are those of ``fluid_batch(..., replications=n)``.
     """

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
-import tempfile
-import uuid
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -16,14 +15,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-SUMMARY_FILE = "summary.json"
-SERIES_FILE = "series.parquet"
-FLOWS_FILE = "flows.parquet"
-SCENARIO_FILE = "scenario.toml"
-RUN_FILES = (SUMMARY_FILE, SERIES_FILE, FLOWS_FILE, SCENARIO_FILE)
-# Written only when the scenario asks for them ([output] events, pcap).
-EVENTS_FILE = "events.parquet"
-PCAP_SUFFIX = ".pcap"
+from ccsim._layout import (
+    EVENTS_FILE,
+    FLOWS_FILE,
+    PCAP_SUFFIX,
+    SCENARIO_FILE,
+    SERIES_FILE,
+    SUMMARY_FILE,
+    replace_dir,
+    write_synced,
+)
 
 
 def decode_table(table: Mapping[str, Any] | None) -> pd.DataFrame:
@@ -133,50 +134,33 @@ class Run:
         old directory or the new one, never a partial one, and a failure leaves no
         trace.
         """
-        target = Path(directory).absolute()
-        parent = target.parent
-        parent.mkdir(parents=True, exist_ok=True)
-        if target.exists() and not target.is_dir():
-            raise FileExistsError(f"{target} exists and is not a directory")
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=parent))
-        try:
-            self._write_files(tmp)
-            _fsync_dir(tmp)
-            if target.exists():
-                old = parent / f".{target.name}.old-{uuid.uuid4().hex[:8]}"
-                os.rename(target, old)
-                try:
-                    os.rename(tmp, target)
-                except BaseException:
-                    os.rename(old, target)
-                    raise
-                shutil.rmtree(old, ignore_errors=True)
-            else:
-                os.rename(tmp, target)
-            _fsync_dir(parent)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-        return target
+        return replace_dir(directory, self._write_files)
+
+    def encode(self) -> dict[str, bytes]:
+        """The run's files as bytes, by file name: the four run files, and
+        ``events.parquet`` when the run recorded events (pcap traces are files already)."""
+        series, flows = io.BytesIO(), io.BytesIO()
+        self.series.to_parquet(series, engine="pyarrow", index=False)
+        self.flows.to_parquet(flows, engine="pyarrow", index=False)
+        text = self.scenario_text
+        text += "" if text.endswith("\n") else "\n"
+        files = {
+            SUMMARY_FILE: (json.dumps(self.summary, indent=2, sort_keys=False) + "\n").encode(),
+            SERIES_FILE: series.getvalue(),
+            FLOWS_FILE: flows.getvalue(),
+            SCENARIO_FILE: text.encode(),
+        }
+        if self.events is not None:
+            events = io.BytesIO()
+            self.events.to_parquet(events, engine="pyarrow", index=False)
+            files[EVENTS_FILE] = events.getvalue()
+        return files
 
     def _write_files(self, d: Path) -> None:
-        with open(d / SUMMARY_FILE, "w", encoding="utf-8") as f:
-            json.dump(self.summary, f, indent=2, sort_keys=False)
-            f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
-        self.series.to_parquet(d / SERIES_FILE, engine="pyarrow", index=False)
-        self.flows.to_parquet(d / FLOWS_FILE, engine="pyarrow", index=False)
-        if self.events is not None:
-            self.events.to_parquet(d / EVENTS_FILE, engine="pyarrow", index=False)
+        for name, data in self.encode().items():
+            write_synced(d / name, data)
         for link, path in self.pcap.items():
             shutil.copyfile(path, d / f"{link}{PCAP_SUFFIX}")
-        with open(d / SCENARIO_FILE, "w", encoding="utf-8") as f:
-            f.write(self.scenario_text)
-            if not self.scenario_text.endswith("\n"):
-                f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
 
 
 def load(directory: str | os.PathLike) -> Run:
@@ -193,16 +177,3 @@ def load(directory: str | os.PathLike) -> Run:
         events=pd.read_parquet(events, engine="pyarrow") if events.exists() else None,
         pcap={p.stem: p for p in sorted(d.glob(f"*{PCAP_SUFFIX}"))},
     )
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

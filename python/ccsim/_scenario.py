@@ -1,8 +1,11 @@
-"""Turning what the user gives (a path, TOML text or a dict) into scenario text.
+"""Turning what the user gives into what the core reads: scenario text (from a path,
+TOML text or a dict) and ``path=value`` override strings (from strings or a dict).
 
-The Rust core owns the scenario schema; this module only finds the text, checks that
-it is TOML at all (for a one-line message naming the file), and can replay ``--set``
-overrides onto a copy so that a written run records the scenario that actually ran.
+The Rust core owns the scenario: its schema, the override grammar and the default
+seed. Nothing here interprets a scenario or applies an override; the scenario text a
+run records comes from ``_core.resolve``. This module only finds the text, checks that
+it is TOML at all (for a one-line message naming the file), and spells Python values
+as one-line TOML for ``path=value``.
 """
 
 from __future__ import annotations
@@ -16,12 +19,14 @@ from typing import Any
 
 import tomli_w
 
+from ccsim import _core
 from ccsim._core import ScenarioError
 
 Scenario = str | os.PathLike | Mapping[str, Any]
+Overrides = str | Iterable[str] | Mapping[str, Any] | None
 
 
-def resolve(scenario: Scenario) -> tuple[str, str]:
+def text_of(scenario: Scenario) -> tuple[str, str]:
     """Return ``(text, source)`` where *source* names the scenario in messages."""
     if isinstance(scenario, Mapping):
         try:
@@ -57,21 +62,22 @@ def check_syntax(text: str, source: str) -> dict[str, Any]:
         raise ScenarioError(f"{source}: invalid TOML: {msg}") from None
 
 
-def normalize_overrides(overrides: str | Iterable[str] | Mapping[str, Any] | None) -> list[str]:
-    """Accept ``["a.b=1"]``, a single ``"a.b=1"`` or ``{"a.b": 1}``; return ``["a.b=1"]``."""
+def normalize_overrides(overrides: Overrides) -> list[str]:
+    """Accept ``["a.b=1"]``, a single ``"a.b=1"`` or ``{"a.b": 1}``; return ``["a.b=1"]``.
+
+    Strings pass through as they are (the core reads them, and names a malformed one);
+    a dict's values are spelled as one-line TOML (``toml_value``).
+    """
     if overrides is None:
         return []
     if isinstance(overrides, str):
-        overrides = [overrides]
+        return [overrides]
     if isinstance(overrides, Mapping):
-        return [f"{key}={_toml_value(value)}" for key, value in overrides.items()]
+        return [f"{key}={toml_value(value)}" for key, value in overrides.items()]
     out = []
     for item in overrides:
-        if not isinstance(item, str) or "=" not in item:
-            raise ScenarioError(f"an override must look like path=value, got {item!r}")
-        key = item.split("=", 1)[0].strip()
-        if not key:
-            raise ScenarioError(f"an override must look like path=value, got {item!r}")
+        if not isinstance(item, str):
+            raise ScenarioError(f"an override must be a string path=value, got {item!r}")
         out.append(item)
     return out
 
@@ -79,70 +85,24 @@ def normalize_overrides(overrides: str | Iterable[str] | Mapping[str, Any] | Non
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
-def _toml_value(value: Any) -> str:
+def toml_value(value: Any) -> str:
     """The TOML spelling of one value on one line (``"5s"`` -> ``'"5s"'``, ``3`` ->
     ``'3'``, ``{"kind": "red"}`` -> ``'{ kind = "red" }'``): tables become inline
     tables, since an override is a single ``path=value``."""
     if isinstance(value, dict):
         items = ", ".join(
-            f"{k if _BARE_KEY.fullmatch(k) else _toml_value(k)} = {_toml_value(v)}"
+            f"{k if _BARE_KEY.fullmatch(k) else toml_value(k)} = {toml_value(v)}"
             for k, v in value.items()
         )
         return "{ " + items + " }" if items else "{}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
     line = tomli_w.dumps({"v": value})
     return line.split("=", 1)[1].strip()
 
 
-def parse_value(raw: str) -> Any:
-    """An override value: TOML if it parses, else the bare string (as the core does)."""
-    try:
-        return tomllib.loads(f"v = {raw}")["v"]
-    except tomllib.TOMLDecodeError:
-        return raw.strip()
-
-
-_SEGMENT = re.compile(r"([^.\[\]]+)((?:\[\d+\])*)")
-
-
-def _split_path(path: str) -> list[str | int]:
-    parts: list[str | int] = []
-    for piece in path.strip().split("."):
-        m = _SEGMENT.fullmatch(piece.strip())
-        if not m:
-            raise ValueError(path)
-        parts.append(m.group(1).strip().strip('"'))
-        parts.extend(int(i) for i in re.findall(r"\[(\d+)\]", m.group(2)))
-    return parts
-
-
-def apply_overrides(text: str, overrides: list[str]) -> str:
-    """The scenario text with *overrides* applied, for the record written with a run.
-
-    Without overrides the text is returned verbatim (comments kept). With overrides the
-    scenario is re-serialized. If an override cannot be replayed here (the core accepted
-    it, so this is only about the record), the original text is returned with the
-    overrides listed in a header comment.
-    """
-    if not overrides:
-        return text
-    header = "".join(f"# --set {o}\n" for o in overrides)
-    try:
-        doc = tomllib.loads(text)
-        for item in overrides:
-            key, raw = item.split("=", 1)
-            parts = _split_path(key)
-            node: Any = doc
-            for part, nxt in zip(parts, parts[1:], strict=False):
-                if isinstance(part, int):
-                    node = node[part]
-                else:
-                    if part not in node:
-                        node[part] = [] if isinstance(nxt, int) else {}
-                    node = node[part]
-            last = parts[-1]
-            node[last] = parse_value(raw)
-        return "# scenario with overrides applied:\n" + header + "\n" + tomli_w.dumps(doc)
-    except (ValueError, KeyError, IndexError, TypeError, tomllib.TOMLDecodeError):
-        return "# overrides given on top of this scenario:\n" + header + "\n" + text
+def read_value(raw: str) -> Any:
+    """The value the core reads from the ``value`` of an override ``path=value`` (TOML,
+    or else the bare string), as a Python value: the core applies ``v=<raw>`` to an
+    empty scenario and the text it returns is read back."""
+    return tomllib.loads(_core.resolve("", [f"v={raw}"]))["v"]

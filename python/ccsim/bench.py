@@ -17,6 +17,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from ccsim import _core
+
 
 @dataclass(frozen=True)
 class BenchConfig:
@@ -168,7 +170,8 @@ def run_fluid(duration_scale: float = 1.0, batch: int = FLUID_BATCH_N) -> list[F
     )
     if batch > 0:
         batch_s = FLUID_BATCH_S * duration_scale
-        texts = [fluid_scenario(batch_s, seed) for seed in range(1, batch + 1)]
+        # Seeds 1..batch: the replication seeds of seed 1 (the core's one rule).
+        texts = [fluid_scenario(batch_s, _core.replication_seed(1, k)) for k in range(batch)]
         cores = os.cpu_count() or 1
         t0 = time.perf_counter()
         df = ccsim.fluid_batch(texts, progress=True)

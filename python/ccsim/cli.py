@@ -29,13 +29,6 @@ def _fail(message: Any, code: int) -> None:
     sys.exit(code)
 
 
-def _check_overrides(values: tuple[str, ...]) -> list[str]:
-    for v in values:
-        if "=" not in v or not v.split("=", 1)[0].strip():
-            _fail(f"--set expects path=value, got {v!r}", EXIT_INPUT)
-    return list(values)
-
-
 def _version() -> str:
     try:
         core = ccsim.core_version()
@@ -73,14 +66,14 @@ def main() -> None:
     type=click.IntRange(min=1),
     default=1,
     metavar="N",
-    help="Fluid scenarios: run N replications (derived seeds) on every core and print "
+    help="Fluid scenarios: run N replications (seeds seed, seed+1, ...) on every core and print "
     "each metric's mean and 95 % interval.",
 )
 def run_cmd(
     scenario: str, output: str | None, overrides: tuple[str, ...], quiet: bool, replications: int
 ) -> None:
     """Run SCENARIO (a .toml file) and print a summary."""
-    sets = _check_overrides(overrides)
+    sets = list(overrides)
     if replications > 1:
         _replicate(scenario, sets, replications, output, quiet)
         return
@@ -142,7 +135,7 @@ def _replicate(scenario: str, sets: list[str], n: int, output: str | None, quiet
 @click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE", help="Override a field.")
 def validate_cmd(scenario: str, overrides: tuple[str, ...]) -> None:
     """Check SCENARIO without running it."""
-    sets = _check_overrides(overrides)
+    sets = list(overrides)
     try:
         ccsim.validate(scenario, set=sets)
     except ccsim.ScenarioError as e:
@@ -271,7 +264,7 @@ def sweep_cmd(
     Exit status 3 if any run failed (the others are kept; run again to retry)."""
     from ccsim.sweep import parse_grid_option, sweep
 
-    sets = _check_overrides(overrides)
+    sets = list(overrides)
     try:
         grid = dict(parse_grid_option(g) for g in grids)
         result = sweep(
@@ -361,7 +354,8 @@ def plot_cmd(
       ccsim plot DIR --cdf fct_s --by 'flows[0].cc' -o fct.svg
     """
     from ccsim import plots
-    from ccsim.sweep import SWEEP_FILE, Sweep
+    from ccsim._layout import SERIES_FILE, is_sweep_dir
+    from ccsim.sweep import Sweep
 
     kinds = [k for k in (y, series, cdf) if k]
     if len(kinds) != 1:
@@ -373,7 +367,7 @@ def plot_cmd(
             fig = plots.metric_vs_param(directory, x, y, by=by, logx=logx, logy=logy)
         elif series:
             d = Path(directory)
-            if (d / SWEEP_FILE).is_file():
+            if is_sweep_dir(d):
                 sw = Sweep(d)
                 ids = sw.run_ids()
                 if not ids:
@@ -381,8 +375,8 @@ def plot_cmd(
                 if run_id is not None and run_id not in ids:
                     _fail(f"--run: no finished run {run_id!r} in {d}", EXIT_INPUT)
                 d = sw.runs_dir / (run_id or ids[0])
-            if not (d / "series.parquet").is_file():
-                _fail(f"{d}: no series.parquet (not a run directory)", EXIT_INPUT)
+            if not (d / SERIES_FILE).is_file():
+                _fail(f"{d}: no {SERIES_FILE} (not a run directory)", EXIT_INPUT)
             fig = plots.timeseries(d, series)
             if logy:
                 fig.axes[0].set_yscale("log")

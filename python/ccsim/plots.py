@@ -29,6 +29,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from ccsim._core import ScenarioError  # noqa: E402
+from ccsim._layout import SERIES_FILE  # noqa: E402
 
 # Publication defaults: Type 42 fonts in PDF (editable, accepted by IEEE/ACM checkers),
 # text kept as text in SVG, no date stamps in files so a figure is reproducible.
@@ -129,7 +130,7 @@ def _series_of(run: Any) -> pd.DataFrame:
     if isinstance(run, pd.DataFrame):
         return run
     if isinstance(run, str | os.PathLike):
-        return pd.read_parquet(Path(run) / "series.parquet", engine="pyarrow")
+        return pd.read_parquet(Path(run) / SERIES_FILE, engine="pyarrow")
     return run.series
 
 

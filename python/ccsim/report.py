@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from ccsim._core import ScenarioError
+from ccsim._layout import SERIES_FILE
 
 _figure_ids = itertools.count(1)
 
@@ -95,7 +96,7 @@ def report(
             )  # fmt: skip
     first = done.iloc[0]
     run_dir = sw.runs_dir / first["run_id"]
-    series = pd.read_parquet(run_dir / "series.parquet", engine="pyarrow")
+    series = pd.read_parquet(run_dir / SERIES_FILE, engine="pyarrow")
     what = ", ".join(f"{p} = {first[p]}" for p in params) or "the base scenario"
     have = set(series["metric"].astype(str))
     for metric, entity in (

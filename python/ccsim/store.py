@@ -29,9 +29,9 @@ from typing import Any
 
 import pandas as pd
 
+from ccsim import _core
 from ccsim._core import ScenarioError
-from ccsim._results import FLOWS_FILE, SERIES_FILE, SUMMARY_FILE
-from ccsim.sweep import DONE_FILE, FAILED_SUFFIX, RUN_FILE, RUNS_DIR, SWEEP_FILE, TMP_PREFIX
+from ccsim._layout import FLOWS_FILE, RUNS_DIR, SERIES_FILE, read_sweep, run_records
 
 # The metrics Sweep.table() and the report show when none are named.
 DEFAULT_METRICS = (
@@ -83,32 +83,19 @@ def _param_value(v: Any) -> Any:
 def catalogue(directory: str | os.PathLike) -> pd.DataFrame:
     """One row per run of the sweep in *directory* (see the module doc for columns)."""
     d = Path(directory)
-    runs = d / RUNS_DIR
-    if not (d / SWEEP_FILE).is_file():
-        raise ScenarioError(f"{d}: not a sweep directory (no {SWEEP_FILE})")
-    spec = json.loads((d / SWEEP_FILE).read_text(encoding="utf-8"))
+    spec = read_sweep(d)
     rows: list[dict[str, Any]] = []
     param_order: list[str] = list(spec.get("grid", {}))
-    entries = sorted(runs.iterdir()) if runs.is_dir() else []
-    for p in entries:
-        if p.name.startswith(TMP_PREFIX):
-            continue
-        if p.is_dir() and (p / DONE_FILE).is_file():
-            record = json.loads((p / RUN_FILE).read_text(encoding="utf-8"))
-            summary = json.loads((p / SUMMARY_FILE).read_text(encoding="utf-8"))
-            row = {"run_id": p.name, "status": "done", "error": None}
-            row.update(_identity(record, param_order))
+    for run_id, status, record, summary in run_records(d / RUNS_DIR):
+        if status == "done":
+            row = {"run_id": run_id, "status": "done", "error": None}
+        else:
+            error = f"{record.get('error_type', 'Error')}: {record.get('error', '')}"
+            row = {"run_id": run_id, "status": "failed", "error": error}
+        row.update(_identity(record, param_order))
+        if summary is not None:
             row.update(_flatten(summary))
-            rows.append(row)
-        elif p.name.endswith(FAILED_SUFFIX) and not (runs / p.name[: -len(FAILED_SUFFIX)]).is_dir():
-            record = json.loads(p.read_text(encoding="utf-8"))
-            row = {
-                "run_id": p.name[: -len(FAILED_SUFFIX)],
-                "status": "failed",
-                "error": f"{record.get('error_type', 'Error')}: {record.get('error', '')}",
-            }
-            row.update(_identity(record, param_order))
-            rows.append(row)
+        rows.append(row)
     # Plan order (grid order, seeds innermost), so tables list values as the grid does.
     position = {rid: i for i, rid in enumerate(spec.get("runs", []))}
     rows.sort(key=lambda r: (position.get(r["run_id"], len(position)), r["run_id"]))
@@ -187,13 +174,6 @@ def query(directory: str | os.PathLike, sql: str) -> pd.DataFrame:
         con.close()
 
 
-def t95(n: int) -> float:
-    """Two-sided 95 % quantile of Student's t with n − 1 degrees of freedom."""
-    from scipy.stats import t
-
-    return float(t.ppf(0.975, n - 1)) if n >= 2 else math.nan
-
-
 def table(
     directory: str | os.PathLike,
     metrics: Sequence[str] | None = None,
@@ -202,12 +182,13 @@ def table(
     """Group finished runs by the swept parameters (or *by*) and summarise *metrics*.
 
     One row per parameter combination with ``runs`` (how many finished) and, per
-    metric, ``<metric>_mean`` and ``<metric>_ci95``: the half-width of the 95 %
-    confidence interval of the mean across seeds, t(0.975, n − 1) · s / √n (Student
-    t; NaN with a single run).
+    metric, ``<metric>_mean`` and ``<metric>_ci95``: the mean across seeds and the
+    half-width of its 95 % confidence interval, both from the core's
+    ``confidence_interval`` (Student t with n − 1 degrees of freedom, the one interval
+    of every batch and report; the half-width is NaN with a single run).
     """
     cat = catalogue(directory)
-    spec = json.loads((Path(directory) / SWEEP_FILE).read_text(encoding="utf-8"))
+    spec = read_sweep(directory)
     keys = list(by) if by is not None else [p for p in spec.get("grid", {}) if p in cat.columns]
     done = cat[cat["status"] == "done"] if not cat.empty else cat
     if metrics is None:
@@ -229,11 +210,8 @@ def table(
         row = dict(zip(keys, key, strict=True))
         row["runs"] = len(g)
         for m in metrics:
-            x = g[m].astype(float).dropna().to_numpy()
-            n = len(x)
-            mean = float(x.mean()) if n else math.nan
-            sd = float(x.std(ddof=1)) if n >= 2 else math.nan
+            mean, half_width, _ = _core.confidence_interval(g[m].astype(float).dropna().tolist())
             row[f"{m}_mean"] = mean
-            row[f"{m}_ci95"] = t95(n) * sd / math.sqrt(n) if n >= 2 else math.nan
+            row[f"{m}_ci95"] = half_width
         rows.append(row)
     return pd.DataFrame(rows)

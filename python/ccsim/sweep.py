@@ -6,20 +6,17 @@ list of ``path=value`` overrides applied by the Rust core exactly as ``ccsim run
 applies them, so any scenario field can be swept, values with units and buffer rules
 included.
 
-On disk (``DIR``)::
+On disk (``DIR``): ``sweep.json`` (scenario, base overrides, grid, seeds),
+``scenario.toml`` (the base scenario as the core resolved it), ``runs/<id>/`` (one
+finished run, with ``run.json`` and ``DONE``) and ``runs/<id>.failed.json``; the names
+and the atomic-write rules are in ``ccsim._layout``. ``<id>`` is a hash of the run's
+parameters and seed, so the same point always lands in the same directory. A run is
+finished iff ``runs/<id>/DONE`` exists. Re-running a sweep skips finished runs and
+retries failed ones; killing it at any moment leaves finished runs intact and at most
+some temporary directories.
 
-    sweep.json              the scenario (``[sweep]`` removed), base overrides, grid, seeds
-    scenario.toml           the base scenario text, for people
-    runs/<id>/              one finished run: summary.json, series.parquet, flows.parquet,
-                            scenario.toml, run.json (parameters, seed, timings), DONE
-    runs/<id>.failed.json   a run that raised: its parameters and the error message
-    runs/.tmp-*             a run being written (ignored; removed by the next sweep)
-
-``<id>`` is a hash of the run's parameters and seed, so the same point always lands in
-the same directory. A run directory appears by one ``rename`` of a complete temporary
-directory whose last-written file is ``DONE``: a run is finished iff ``runs/<id>/DONE``
-exists. Re-running a sweep skips finished runs and retries failed ones; killing it at
-any moment leaves finished runs intact and at most some temporary directories.
+Replication ``k`` of a point runs with the core's replication seed of the scenario's
+seed (``_core.replication_seed``: seed + k), the scenario's seed as the core reads it.
 
 Workers only simulate and encode; the process that called :func:`sweep` writes every
 file. So a Dask cluster needs no shared file system, and two workers can never race on
@@ -28,43 +25,48 @@ one directory.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
-import io
 import itertools
 import json
 import os
-import shutil
 import signal
 import time
 import tomllib
-import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import tomli_w
 
+from ccsim import _core
 from ccsim._core import ScenarioError, SimulationError
-from ccsim._results import FLOWS_FILE, SCENARIO_FILE, SERIES_FILE, SUMMARY_FILE, _fsync_dir
+from ccsim._layout import (
+    RUN_FILE,
+    RUN_FILES,
+    RUNS_DIR,
+    SCENARIO_FILE,
+    SWEEP_FILE,
+    clean,
+    commit_run,
+    finished_runs,
+    is_done,
+    locked,
+    read_sweep,
+    record_failure,
+    write_atomic,
+    write_json,
+)
 from ccsim._scenario import (
+    Overrides,
     Scenario,
-    _toml_value,
     check_syntax,
     normalize_overrides,
-    parse_value,
-    resolve,
+    read_value,
+    text_of,
+    toml_value,
 )
-
-SWEEP_FILE = "sweep.json"
-RUNS_DIR = "runs"
-RUN_FILE = "run.json"
-DONE_FILE = "DONE"
-FAILED_SUFFIX = ".failed.json"
-TMP_PREFIX = ".tmp-"
-LOCK_FILE = ".lock"
+from ccsim.store import catalogue, query, table
 
 Grid = Mapping[str, Sequence[Any]]
 
@@ -94,7 +96,7 @@ class RunSpec:
     @property
     def overrides(self) -> list[str]:
         """The ``path=value`` strings the core applies for this point."""
-        return [f"{k}={_toml_value(v)}" for k, v in self.params] + [f"seed={self.seed}"]
+        return [f"{k}={toml_value(v)}" for k, v in self.params] + [f"seed={self.seed}"]
 
     def record(self) -> dict[str, Any]:
         return {
@@ -161,12 +163,11 @@ def parse_grid_option(option: str) -> tuple[str, list[Any]]:
     path, raw = (s.strip() for s in option.split("=", 1))
     if not path or not (raw.startswith("[") and raw.endswith("]")):
         raise ScenarioError(f"--grid expects path=[v1,v2,...], got {option!r}")
-    try:
-        values = tomllib.loads(f"v = {raw}")["v"]
-    except tomllib.TOMLDecodeError:
-        # Bare words, as the shell leaves them: [0.25bdp, bdp] -> ["0.25bdp", "bdp"].
-        inner = raw[1:-1]
-        values = [parse_value(p) for p in inner.split(",") if p.strip()]
+    values = read_value(raw)
+    if not isinstance(values, list):
+        # Bare words, as the shell leaves them: [0.25bdp, bdp] -> ["0.25bdp", "bdp"],
+        # each read as the core reads an override's value.
+        values = [read_value(p) for p in raw[1:-1].split(",") if p.strip()]
     return path, values
 
 
@@ -178,8 +179,9 @@ def _check_seeds(seeds: Any, where: str) -> None:
 def expand(grid: Grid, seeds: int, base_seed: int) -> list[RunSpec]:
     """The cartesian product of *grid* (in key order) times *seeds* replications.
 
-    Replication ``i`` runs with seed ``base_seed + i``: every grid point sees the same
-    seeds (common random numbers), so differences between points are not seed noise.
+    Replication ``i`` runs with the core's ``replication_seed(base_seed, i)``
+    (``base_seed + i``): every grid point sees the same seeds (common random numbers),
+    so differences between points are not seed noise.
     """
     paths = list(grid)
     for path in paths:
@@ -194,7 +196,7 @@ def expand(grid: Grid, seeds: int, base_seed: int) -> list[RunSpec]:
     for combo in itertools.product(*(list(grid[p]) for p in paths)):
         params = tuple(zip(paths, combo, strict=True))
         for i in range(seeds):
-            specs.append(RunSpec(params, base_seed + i, i))
+            specs.append(RunSpec(params, _core.replication_seed(base_seed, i), i))
     ids = [s.id for s in specs]
     if len(set(ids)) != len(ids):
         raise ScenarioError("the grid lists the same value twice for one path")
@@ -216,11 +218,8 @@ def execute(scenario_text: str, overrides: list[str]) -> dict[str, Any]:
 
         run = ccsim.run(scenario_text, set=overrides)
         t1 = time.perf_counter()
-        summary = (json.dumps(run.summary, indent=2, sort_keys=False) + "\n").encode()
-        series, flows = io.BytesIO(), io.BytesIO()
-        run.series.to_parquet(series, engine="pyarrow", index=False)
-        run.flows.to_parquet(flows, engine="pyarrow", index=False)
-        text = run.scenario_text if run.scenario_text.endswith("\n") else run.scenario_text + "\n"
+        encoded = run.encode()
+        files = {name: encoded[name] for name in RUN_FILES}
         t2 = time.perf_counter()
     except (KeyboardInterrupt, SystemExit):
         raise
@@ -233,12 +232,7 @@ def execute(scenario_text: str, overrides: list[str]) -> dict[str, Any]:
         }
     return {
         "ok": True,
-        "files": {
-            SUMMARY_FILE: summary,
-            SERIES_FILE: series.getvalue(),
-            FLOWS_FILE: flows.getvalue(),
-            SCENARIO_FILE: text.encode(),
-        },
+        "files": files,
         "sim_wall_s": float(run.summary.get("wall_s", t1 - t0)),
         "call_s": t1 - t0,
         "encode_s": t2 - t1,
@@ -255,111 +249,18 @@ def _worker_init() -> None:
 # ------------------------------------------------------------------ the store side
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f"{TMP_PREFIX}{path.name}.{uuid.uuid4().hex[:8]}")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
-def _write_synced(path: Path, data: bytes) -> None:
-    with open(path, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-
-
-_io_pool = None
-
-
-def _io_map(fn, items) -> None:
-    """Run *fn* over *items* on a few I/O threads: concurrent fsyncs share one journal
-    commit (about 4 ms each on ext4), where a loop would pay one commit per file."""
-    global _io_pool
-    if _io_pool is None:
-        from concurrent.futures import ThreadPoolExecutor
-
-        _io_pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="ccsim-io")
-    for _ in _io_pool.map(fn, items):
-        pass
-
-
 def _commit_run(runs: Path, spec: RunSpec, result: dict[str, Any], timing: dict) -> bool:
-    """Write a finished run atomically. False if it was already there (a duplicate).
-
-    Order of durability: every file is on disk (fsync) before DONE is written, DONE and
-    the directory listing are on disk before the rename makes the run visible. The
-    rename itself is not fsynced: after a power cut a finished run may be missing (and
-    is run again) but never present and incomplete.
-    """
-    target = runs / spec.id
-    tmp = runs / f"{TMP_PREFIX}{spec.id}.{uuid.uuid4().hex[:8]}"
-    tmp.mkdir()
-    try:
-        record = spec.record() | {"timing": timing}
-        files = dict(result["files"])
-        files[RUN_FILE] = (json.dumps(record, indent=2) + "\n").encode()
-        _io_map(lambda item: _write_synced(tmp / item[0], item[1]), files.items())
-        # DONE is written last: a directory without it was never complete.
-        _write_synced(tmp / DONE_FILE, (spec.id + "\n").encode())
-        _fsync_dir(tmp)
-        try:
-            os.rename(tmp, target)
-        except OSError:
-            if (target / DONE_FILE).exists():
-                shutil.rmtree(tmp, ignore_errors=True)
-                return False
-            raise
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    failed = runs / f"{spec.id}{FAILED_SUFFIX}"
-    with contextlib.suppress(FileNotFoundError):
-        failed.unlink()
-    return True
+    """Write a finished run atomically (``_layout.commit_run``) with its ``run.json``.
+    False if it was already there (a duplicate)."""
+    record = spec.record() | {"timing": timing}
+    files = dict(result["files"])
+    files[RUN_FILE] = (json.dumps(record, indent=2) + "\n").encode()
+    return commit_run(runs, spec.id, files)
 
 
 def _record_failure(runs: Path, spec: RunSpec, result: dict[str, Any]) -> None:
     record = spec.record() | {"error_type": result["error_type"], "error": result["error"]}
-    data = (json.dumps(record, indent=2) + "\n").encode()
-    _write_atomic(runs / f"{spec.id}{FAILED_SUFFIX}", data)
-
-
-def is_done(runs: Path, run_id: str) -> bool:
-    return (runs / run_id / DONE_FILE).is_file()
-
-
-def _clean(runs: Path) -> None:
-    """Remove what an interrupted sweep may have left: temporary directories and files,
-    run directories without ``DONE`` (never produced by us, but never trusted), and
-    failure markers of runs that have since finished."""
-    for p in runs.iterdir():
-        if p.name.startswith(TMP_PREFIX):
-            if p.is_dir():
-                shutil.rmtree(p, ignore_errors=True)
-            else:
-                with contextlib.suppress(FileNotFoundError):
-                    p.unlink()
-        elif p.is_dir() and not (p / DONE_FILE).is_file():
-            shutil.rmtree(p, ignore_errors=True)
-        elif p.name.endswith(FAILED_SUFFIX) and is_done(runs, p.name[: -len(FAILED_SUFFIX)]):
-            p.unlink()
-
-
-@contextlib.contextmanager
-def _locked(directory: Path) -> Iterator[None]:
-    """One sweep process per directory at a time (an OS lock: freed when we die)."""
-    fd = os.open(directory / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise ScenarioError(f"{directory}: another sweep is running there") from None
-        yield
-    finally:
-        os.close(fd)
+    record_failure(runs, spec.id, record)
 
 
 # ------------------------------------------------------------------ the sweep
@@ -382,8 +283,7 @@ class Sweep:
 
     def __init__(self, directory: str | os.PathLike):
         self.directory = Path(directory)
-        if not (self.directory / SWEEP_FILE).is_file():
-            raise ScenarioError(f"{self.directory}: not a sweep directory (no {SWEEP_FILE})")
+        read_sweep(self.directory)  # raises if it holds no sweep
         self.ran = self.skipped = self.failed = 0
         self.wall_s = 0.0
         self.timings = []
@@ -391,7 +291,7 @@ class Sweep:
     @property
     def spec(self) -> dict[str, Any]:
         """The contents of ``sweep.json``: scenario, base overrides, grid, seeds."""
-        return json.loads((self.directory / SWEEP_FILE).read_text(encoding="utf-8"))
+        return read_sweep(self.directory)
 
     @property
     def params(self) -> list[str]:
@@ -404,13 +304,7 @@ class Sweep:
 
     def run_ids(self) -> list[str]:
         """Ids of the finished runs."""
-        if not self.runs_dir.is_dir():
-            return []
-        return sorted(
-            p.name
-            for p in self.runs_dir.iterdir()
-            if not p.name.startswith(TMP_PREFIX) and (p / DONE_FILE).is_file()
-        )
+        return finished_runs(self.runs_dir)
 
     def load(self, run_id: str):
         """The finished run *run_id* as a :class:`ccsim.Run`."""
@@ -422,8 +316,6 @@ class Sweep:
 
     def catalogue(self):
         """One row per run (finished or failed): parameters, seed, summary metrics."""
-        from ccsim.store import catalogue
-
         return catalogue(self.directory)
 
     def failures(self):
@@ -433,26 +325,11 @@ class Sweep:
 
     def query(self, sql: str):
         """Run DuckDB *sql* over the views ``runs``, ``series`` and ``flows``."""
-        from ccsim.store import query
-
         return query(self.directory, sql)
 
     def table(self, metrics: Sequence[str] | None = None, by: Sequence[str] | None = None):
         """Per parameter combination: runs, and each metric's mean and 95 % CI."""
-        from ccsim.store import table
-
         return table(self.directory, metrics=metrics, by=by)
-
-
-def _base_seed(doc: Mapping[str, Any], overrides: list[str]) -> int:
-    seed = doc.get("seed", 1)
-    for o in overrides:
-        key, raw = o.split("=", 1)
-        if key.strip() == "seed":
-            seed = parse_value(raw)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ScenarioError(f"seed: expected a whole number >= 0, got {seed!r}")
-    return seed
 
 
 def plan(
@@ -460,15 +337,16 @@ def plan(
     grid: Grid | None = None,
     *,
     seeds: int | None = None,
-    set: Iterable[str] | Mapping[str, Any] | str | None = None,  # noqa: A002
+    set: Overrides = None,  # noqa: A002
 ) -> tuple[str, list[str], dict[str, list[Any]], int, list[RunSpec]]:
     """Resolve a sweep without running it.
 
     Returns ``(scenario_text, base_overrides, grid, seeds, runs)``. The grid is the
     scenario's ``[sweep]`` table with *grid* on top (a path in both takes *grid*'s
-    values); *seeds* likewise overrides ``[sweep] seeds`` (default 1).
+    values); *seeds* likewise overrides ``[sweep] seeds`` (default 1). The seeds start
+    at the base scenario's seed as the core reads it (which parses the base scenario).
     """
-    text, source = resolve(scenario)
+    text, source = text_of(scenario)
     text, table = split_sweep_table(text, source)
     file_grid, file_seeds = grid_from_table(table, f"{source}: sweep")
     merged = dict(file_grid)
@@ -480,8 +358,7 @@ def plan(
     if any(o.split("=", 1)[0].strip() in merged for o in base):
         clash = [o for o in base if o.split("=", 1)[0].strip() in merged]
         raise ScenarioError(f"{clash[0]}: this path is also swept; give it in one place")
-    doc = tomllib.loads(text)
-    specs = expand(merged, n, _base_seed(doc, base))
+    specs = expand(merged, n, _core.scenario_seed(text, base))
     return text, base, {k: list(v) for k, v in merged.items()}, n, specs
 
 
@@ -491,7 +368,7 @@ def sweep(
     *,
     directory: str | os.PathLike,
     seeds: int | None = None,
-    set: Iterable[str] | Mapping[str, Any] | str | None = None,  # noqa: A002
+    set: Overrides = None,  # noqa: A002
     workers: int | None = None,
     client: Any = None,
     scheduler: str | None = None,
@@ -519,10 +396,9 @@ def sweep(
     if workers is not None and (isinstance(workers, bool) or workers < 1):
         raise ScenarioError(f"workers: must be a whole number >= 1, got {workers!r}")
     # The base scenario itself is checked once, here, before anything is written: a
-    # bad base would make every run fail for the same reason.
-    from ccsim import _core
-
-    _core.validate(text, base)
+    # bad base would make every run fail for the same reason. The core returns it
+    # resolved (base overrides applied): the directory's scenario.toml.
+    resolved = _core.validate(text, base)
     # A path that no point can use (a typo, a field that does not exist) is a bad
     # sweep, not N failed runs; a point that fails alone is an invalid combination
     # and is recorded as a failed run like any other error.
@@ -555,30 +431,33 @@ def sweep(
         # Connect before anything is written: an unreachable scheduler is bad input.
         own_client = client = _connect(scheduler)
     try:
-        return _run(directory, record, text, base, specs, workers, client, progress, console)
+        return _run(
+            directory, record, text, resolved, base, specs, workers, client, progress, console
+        )
     finally:
         if own_client is not None:
             own_client.close()
 
 
-def _run(directory, record, text, base, specs, workers, client, progress, console) -> Sweep:
+def _run(
+    directory, record, text, resolved, base, specs, workers, client, progress, console
+) -> Sweep:
     identity = record["identity"]
     directory.mkdir(parents=True, exist_ok=True)
-    with _locked(directory):
-        sweep_file = directory / SWEEP_FILE
-        if sweep_file.exists():
-            old = json.loads(sweep_file.read_text(encoding="utf-8"))
+    with locked(directory):
+        if (directory / SWEEP_FILE).exists():
+            old = read_sweep(directory)
             if old.get("identity") != identity:
                 raise ScenarioError(
                     f"{directory} holds a sweep of another scenario or other --set values; "
                     "use a new directory"
                 )
-        _write_atomic(sweep_file, (json.dumps(record, indent=2, default=str) + "\n").encode())
+        write_json(directory / SWEEP_FILE, record)
         if not (directory / SCENARIO_FILE).exists():
-            _write_atomic(directory / SCENARIO_FILE, text.encode())
+            write_atomic(directory / SCENARIO_FILE, resolved.encode())
         runs = directory / RUNS_DIR
         runs.mkdir(exist_ok=True)
-        _clean(runs)
+        clean(runs)
         result = Sweep(directory)
         todo = [s for s in specs if not is_done(runs, s.id)]
         result.skipped = len(specs) - len(todo)

@@ -287,6 +287,21 @@ fn resolve(scenario_toml: &str, overrides: Vec<String>) -> PyResult<String> {
     }
 }
 
+/// The seed the scenario runs with, overrides applied: its `seed`, or the core's
+/// default. The scenario is parsed and checked as a run would parse it.
+#[pyfunction]
+#[pyo3(signature = (scenario_toml, overrides=Vec::new()))]
+fn scenario_seed(scenario_toml: &str, overrides: Vec<String>) -> PyResult<u64> {
+    match catch_unwind(|| ccsim::parse(scenario_toml, &overrides).map(|sc| sc.seed)) {
+        Err(panic) => Err(SimulationError::new_err(format!(
+            "internal error: {}",
+            panic_message(panic)
+        ))),
+        Ok(Err(e)) => Err(ScenarioError::new_err(e.0)),
+        Ok(Ok(seed)) => Ok(seed),
+    }
+}
+
 /// The seed of replication `k` of a scenario whose seed is `seed` (the one rule every
 /// batch, sweep and replication uses).
 #[pyfunction]
@@ -315,6 +330,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_seed, m)?)?;
     m.add_function(wrap_pyfunction!(replication_seed, m)?)?;
     m.add_function(wrap_pyfunction!(confidence_interval, m)?)?;
     m.add_function(wrap_pyfunction!(fluid_batch, m)?)?;
