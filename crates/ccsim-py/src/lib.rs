@@ -71,6 +71,19 @@ fn panic_message(e: Box<dyn std::any::Any + Send>) -> String {
     }
 }
 
+/// Call the core for a scenario-level answer: a bad scenario raises ScenarioError, a
+/// panic SimulationError (never a crash).
+fn scenario_call<T>(f: impl FnOnce() -> Result<T, ccsim::ScenarioError>) -> PyResult<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Err(panic) => Err(SimulationError::new_err(format!(
+            "internal error: {}",
+            panic_message(panic)
+        ))),
+        Ok(Err(e)) => Err(ScenarioError::new_err(e.0)),
+        Ok(Ok(v)) => Ok(v),
+    }
+}
+
 /// Run a scenario. `progress(fraction)` is called now and then; Ctrl-C interrupts.
 #[pyfunction]
 #[pyo3(signature = (scenario_toml, overrides=Vec::new(), progress=None))]
@@ -257,18 +270,10 @@ fn fluid_batch<'py>(
 #[pyfunction]
 #[pyo3(signature = (scenario_toml, overrides=Vec::new()))]
 fn validate(scenario_toml: &str, overrides: Vec<String>) -> PyResult<String> {
-    let checked = catch_unwind(|| {
+    scenario_call(|| {
         ccsim::validate(scenario_toml, &overrides)?;
         ccsim::scenario::resolve(scenario_toml, &overrides)
-    });
-    match checked {
-        Err(panic) => Err(SimulationError::new_err(format!(
-            "internal error: {}",
-            panic_message(panic)
-        ))),
-        Ok(Err(e)) => Err(ScenarioError::new_err(e.0)),
-        Ok(Ok(text)) => Ok(text),
-    }
+    })
 }
 
 /// The scenario text with `path=value` overrides applied (the core's grammar: the
@@ -277,14 +282,7 @@ fn validate(scenario_toml: &str, overrides: Vec<String>) -> PyResult<String> {
 #[pyfunction]
 #[pyo3(signature = (scenario_toml, overrides=Vec::new()))]
 fn resolve(scenario_toml: &str, overrides: Vec<String>) -> PyResult<String> {
-    match catch_unwind(|| ccsim::scenario::resolve(scenario_toml, &overrides)) {
-        Err(panic) => Err(SimulationError::new_err(format!(
-            "internal error: {}",
-            panic_message(panic)
-        ))),
-        Ok(Err(e)) => Err(ScenarioError::new_err(e.0)),
-        Ok(Ok(text)) => Ok(text),
-    }
+    scenario_call(|| ccsim::scenario::resolve(scenario_toml, &overrides))
 }
 
 /// The seed the scenario runs with, overrides applied: its `seed`, or the core's
@@ -292,14 +290,7 @@ fn resolve(scenario_toml: &str, overrides: Vec<String>) -> PyResult<String> {
 #[pyfunction]
 #[pyo3(signature = (scenario_toml, overrides=Vec::new()))]
 fn scenario_seed(scenario_toml: &str, overrides: Vec<String>) -> PyResult<u64> {
-    match catch_unwind(|| ccsim::parse(scenario_toml, &overrides).map(|sc| sc.seed)) {
-        Err(panic) => Err(SimulationError::new_err(format!(
-            "internal error: {}",
-            panic_message(panic)
-        ))),
-        Ok(Err(e)) => Err(ScenarioError::new_err(e.0)),
-        Ok(Ok(seed)) => Ok(seed),
-    }
+    scenario_call(|| ccsim::parse(scenario_toml, &overrides).map(|sc| sc.seed))
 }
 
 /// The seed of replication `k` of a scenario whose seed is `seed` (the one rule every

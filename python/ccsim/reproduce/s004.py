@@ -359,8 +359,13 @@ def _low_high(tab, col, low=(1, 2, 3), high=None) -> tuple[float, float]:
 
 
 def _mono_claim(tab, col, what, sign=-1) -> Claim:
-    # A constant column (every m fills the link) has no rank correlation: no trend.
-    rho = 0.0 if tab[col].nunique() < 2 else float(tab["m"].corr(tab[col], method="spearman"))
+    # Spearman's ρ: Pearson's correlation of the ranks (ties at their mean rank), as
+    # scipy.stats.spearmanr, without scipy. A constant column (every m fills the link)
+    # has no rank correlation: no trend.
+    if tab[col].nunique() < 2:
+        rho = 0.0
+    else:
+        rho = float(tab["m"].rank().corr(tab[col].rank()))
     return Claim(
         f"{col}_trend",
         what,

@@ -498,3 +498,136 @@ fn flows_table(rec: &Records, ideal: &[f64], win: f64) -> Table {
     );
     t
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::{
+        CongestionEvent, EngineKind, FlowCounts, FlowRecord, LinkCounts, LinkRecord, Records,
+        RunInfo,
+    };
+
+    fn s(x: f64) -> Time {
+        Time::from_secs_f64(x)
+    }
+
+    /// Records made by hand: one 10 Mb/s link over a 10 s window, two flows (the
+    /// second starting at 6 s), two congestion events (one before the second flow
+    /// existed). No engine runs.
+    fn records() -> Records {
+        let link = LinkRecord {
+            name: "bottleneck".into(),
+            rate_bps: 10e6,
+            delay_s: 0.01,
+            monitored: true,
+            buffer: "20pkt".into(),
+            sync_gap: s(0.1),
+            window: LinkCounts {
+                arrivals: 1000.0,
+                drops_overflow: 8.0,
+                drops_aqm: 2.0,
+                wire_losses: 5.0,
+                tx_pkts: 985.0,
+                tx_bytes: 985.0 * 1500.0,
+                busy_s: 9.0,
+                busy_data_s: 8.5,
+                q_area_pkts: 50.0,
+                q_area_bytes: 75_000.0,
+                departed: 985.0,
+                sojourn_s: 49.25,
+            },
+            queue_max_pkts: 20.0,
+            queue_max_bytes: 30_000.0,
+            tx_pkts_total: 1200.0,
+            crossers: 2,
+            ..Default::default()
+        };
+        let flow = |id: u32, start: f64, bytes: f64| FlowRecord {
+            flow: id,
+            group: "g".into(),
+            cc: "newreno".into(),
+            started: true,
+            start: s(start),
+            rtt_prop: s(0.1),
+            data_path: 0,
+            ack_path: 1,
+            mss: 1460,
+            header: 40,
+            init_cwnd: 1.0,
+            window: FlowCounts {
+                bytes_delivered: bytes,
+                ..Default::default()
+            },
+            cov_mean: f64::NAN,
+            ..Default::default()
+        };
+        let event = |start: f64, lost: u32| CongestionEvent {
+            link: 0,
+            start: s(start),
+            end: s(start + 0.05),
+            drops: 3.0,
+            flows_lost: lost,
+            flows_active: 0,
+        };
+        Records {
+            info: RunInfo {
+                engine: EngineKind::Packet,
+                name: "hand".into(),
+                seed: 1,
+                duration: s(10.0),
+                warmup: Time::ZERO,
+                end: s(10.0),
+                wall_s: 0.0,
+                events: Some(7),
+                steps: None,
+                step_s: None,
+                bottleneck: 0,
+                bdp_bytes: 0.0,
+                mean_rtt_s: 0.1,
+                packet_size: 1500.0,
+                buffer: "20pkt".into(),
+                sample_interval: None,
+                fair_share_flows: None,
+            },
+            links: vec![link, LinkRecord::default()],
+            paths: vec![vec![0], vec![1]],
+            flows: vec![flow(0, 0.0, 3.75e6), flow(1, 6.0, 1.25e6)],
+            congestion: vec![event(2.0, 1), event(8.0, 1)],
+            drops: Vec::new(),
+            series: SeriesBuf::default(),
+            covs: Vec::new(),
+            sources: Vec::new(),
+            workloads: Vec::new(),
+            conservation: None,
+        }
+    }
+
+    /// Every number follows its definition in docs/metrics.md.
+    #[test]
+    fn metrics_of_hand_made_records() {
+        let out = summarize(records(), false);
+        let l = &out.summary["links"]["bottleneck"];
+        let n = |k: &str| l[k].as_f64().unwrap();
+        assert_eq!(n("utilization"), 0.9); // busy 9 s of 10
+        assert_eq!(n("utilization_data"), 0.85);
+        assert_eq!(n("throughput_bps"), 985.0 * 1500.0 * 8.0 / 10.0);
+        assert_eq!(n("drops"), 10.0); // overflow + AQM
+        assert_eq!(n("drop_rate"), 15.0 / 1000.0); // (queue drops + wire losses) / arrivals
+        assert_eq!(n("queue_mean_pkts"), 5.0);
+        assert_eq!(n("queue_delay_mean_s"), 0.05); // 49.25 s over 985 departures
+                                                   // Goodputs 3 and 1 Mb/s: Jain (3 + 1)² / (2·(9 + 1)) = 0.8.
+        assert_eq!(out.get("flows.goodput_bps_total"), 4e6);
+        assert!((out.get("flows.jain_fairness") - 0.8).abs() < 1e-12);
+        // Synchronization: at 2 s one flow lost of the one active (1), at 8 s one of
+        // two (0.5): mean 0.75.
+        let sync = &l["sync"];
+        assert_eq!(sync["events"], 2);
+        assert!((sync["mean"].as_f64().unwrap() - 0.75).abs() < 1e-12);
+        assert_eq!(sync["hist"][5], 1);
+        assert_eq!(sync["hist"][9], 1);
+        // No end-to-end count (as the fluid engine): null, and the queues' own balance.
+        assert!(out.summary["conservation"]["sent"].is_null());
+        assert_eq!(out.summary["bottleneck_packets"], 1200);
+        assert_eq!(out.flows.rows(), 2);
+    }
+}
