@@ -7,7 +7,7 @@
 //! length the IPv4 header announces. A packet is captured when its transmission on the
 //! link starts (where tcpdump on the egress interface would see it).
 //!
-//! The synthesis, per DESIGN.md's packet:
+//! The synthesis, from ccsim's packet (packet.rs):
 //! - addresses from the flow index: sender 10.(64 + f/65536).(f/256 % 256).(f % 256),
 //!   receiver the same with 128 in place of 64; packet sources (UDP) use 192;
 //! - ports: the sender's is 10000 + f % 50000, the receiver's 5001;

@@ -1,4 +1,4 @@
-//! The metrics of DESIGN.md on whole runs whose answer is known in advance
+//! The metrics of docs/metrics.md on whole runs whose answer is known in advance
 //! (issue 5, validation 4 and the simulation half of validation 1), plus the events
 //! table and pcap traces. Closed forms for each metric on hand-made inputs are unit
 //! tests beside the code (metrics/*.rs).

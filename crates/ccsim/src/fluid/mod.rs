@@ -1,4 +1,4 @@
-//! The fluid engine (DESIGN.md "The fluid engine"): per flow a window W_i(t) and an
+//! The fluid engine (docs/fluid.md): per flow a window W_i(t) and an
 //! RTT R_i(t) = propagation + queueing delay, per link a queue q_l(t) with its buffer
 //! limit, the Misra–Gong–Towsley equations with delayed feedback (history buffers), the
 //! drop-tail (study 004 eq. 5) or RED loss law, per algorithm its increase/decrease law
@@ -410,7 +410,7 @@ impl Model {
 
     /// After the routes: size the per-link scratch and each link's congestion-event
     /// span: `metrics.sync_gap`, by default one mean RTT of its flows (losses further
-    /// apart are separate events, the grouping DESIGN.md's synchronization metric uses).
+    /// apart are separate events, the grouping of docs/metrics.md's synchronization).
     fn finish_links(&mut self) {
         for l in self.links.iter_mut() {
             let n = l.flows.len();

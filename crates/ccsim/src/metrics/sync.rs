@@ -1,4 +1,4 @@
-//! Loss synchronization at a queue (DESIGN.md "Metrics"; the quantity study 004 models
+//! Loss synchronization at a queue (docs/metrics.md; the quantity study 004 models
 //! as the m_k flows that lose in a congestion event).
 //!
 //! The drops of one queue, in time order, are cut into congestion events wherever two

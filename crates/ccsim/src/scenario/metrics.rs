@@ -6,7 +6,7 @@ use crate::quantity::Dur;
 use crate::units::Time;
 use serde::Deserialize;
 
-/// `[metrics]`: how the metrics of DESIGN.md are measured (docs/metrics.md).
+/// `[metrics]`: how the metrics of docs/metrics.md are measured.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MetricsSpec {
