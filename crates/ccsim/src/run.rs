@@ -5,7 +5,7 @@
 use crate::engine::World;
 use crate::error::{RunError, ScenarioError};
 use crate::metrics::stats::Estimate;
-use crate::net::{limit_text, plan, Plan};
+use crate::net::plan;
 use crate::scenario::{parse, Engine, Scenario};
 use crate::summary::table::{Column, Table};
 use crate::summary::{summarize, Output, PcapFile};
@@ -79,7 +79,7 @@ pub fn run_seeded(
     let traces = world.close_pcap()?;
     ran.map_err(|_| RunError::Interrupted)?;
     let wall_s = wall.elapsed().as_secs_f64();
-    let records = world.records(wall_s, &buffers(&p));
+    let records = world.records(wall_s);
     let mut out = summarize(records, sc.output.events);
     out.pcap = traces
         .into_iter()
@@ -93,10 +93,6 @@ pub fn run_seeded(
         })
         .collect();
     Ok(out)
-}
-
-fn buffers(p: &Plan) -> Vec<String> {
-    p.links.iter().map(|l| limit_text(l.limit)).collect()
 }
 
 /// Everything a run would refuse, without running: parse the text with its

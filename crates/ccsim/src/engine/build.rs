@@ -4,7 +4,7 @@ use super::{DropLogging, Flow, LinkSnap, Source, World};
 use crate::error::{RunError, ScenarioError};
 use crate::metrics::probe::{Probe, ProbeConfig};
 use crate::metrics::sync::{default_gap, EventGrouper};
-use crate::net::{Link, Owner, Plan};
+use crate::net::{limit_text, Link, Owner, Plan};
 use crate::queue::{build_queue, Drops, Limit};
 use crate::random::stream;
 use crate::records::SeriesBuf;
@@ -177,6 +177,7 @@ impl World {
             name: sc.name.clone().unwrap_or_else(|| "unnamed".into()),
             seed,
             info: plan.info.clone(),
+            buffers: plan.links.iter().map(|l| limit_text(l.limit)).collect(),
         })
     }
 

@@ -269,6 +269,8 @@ pub struct World {
     crossers: Vec<u32>,
     /// `metrics.fair_share_flows`.
     fair_share_flows: Option<u32>,
+    /// Per link: its buffer limit as the plan resolved it (`"42pkt"`).
+    buffers: Vec<String>,
     /// The scenario's name and seed, and what the plan resolved (for the records).
     name: String,
     seed: u64,

@@ -83,7 +83,7 @@ impl World {
             rate_bps: l.rate.as_f64(),
             delay_s: l.delay.as_secs_f64(),
             monitored: false,
-            buffer: String::new(),
+            buffer: self.buffers[li].clone(),
             sync_gap: self.groupers[li].as_ref().map_or(Time::ZERO, |g| g.gap()),
             window: LinkCounts {
                 arrivals: (l.c.arrivals - s.c.arrivals) as f64,
@@ -108,14 +108,10 @@ impl World {
         }
     }
 
-    /// The records of the run, once it ended; `buffers` are the links' resolved
-    /// limits as text (from the plan).
-    pub fn records(&mut self, wall_s: f64, buffers: &[String]) -> Records {
+    /// The records of the run, once it ended.
+    pub fn records(&mut self, wall_s: f64) -> Records {
         let mut links: Vec<LinkRecord> =
             (0..self.links.len()).map(|l| self.link_record(l)).collect();
-        for (l, b) in links.iter_mut().zip(buffers) {
-            l.buffer = b.clone();
-        }
         for l in &self.monitored {
             links[l.0 as usize].monitored = true;
         }
