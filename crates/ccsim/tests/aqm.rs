@@ -309,3 +309,50 @@ fn prague_rtt_independence_narrows_the_rate_ratio() {
         "ratio {independent} with the target vs {dependent} without"
     );
 }
+
+/// The fluid engine models neither marking queues nor ECN-driven laws: it refuses
+/// them by name rather than run something else.
+#[test]
+fn fluid_engine_refuses_the_ecn_disciplines_and_laws() {
+    for q in ["\"step\"", "\"pie\"", "\"fq_pie\"", "\"dualpi2\""] {
+        let sc = dumbbell(
+            "40Mbps",
+            9.0,
+            q,
+            "100pkt",
+            "10s",
+            "[[flows]]\ncc = \"reno\"",
+        )
+        .replace("[tcp]\ninit_ssthresh = 1e9\ndelayed_ack = true\n", "")
+        .replace("access_rate = \"10Gbps\"\n", "")
+        .replacen("duration", "engine = \"fluid\"\nduration", 1);
+        let Err(e) = run(&sc, &[]).map(|_| ()) else {
+            panic!("accepted: {sc}")
+        };
+        let e = e.to_string();
+        let kind = q.trim_matches('"');
+        assert!(
+            e.contains(&format!("topology.queue (kind \"{kind}\")"))
+                && e.contains("packet-engine only"),
+            "{e}"
+        );
+    }
+    for cc in ["dctcp", "prague"] {
+        let sc = dumbbell(
+            "40Mbps",
+            9.0,
+            "\"droptail\"",
+            "100pkt",
+            "10s",
+            &format!("[[flows]]\ncc = \"{cc}\""),
+        )
+        .replace("[tcp]\ninit_ssthresh = 1e9\ndelayed_ack = true\n", "")
+        .replace("access_rate = \"10Gbps\"\n", "")
+        .replacen("duration", "engine = \"fluid\"\nduration", 1);
+        let Err(e) = run(&sc, &[]).map(|_| ()) else {
+            panic!("accepted: {sc}")
+        };
+        let e = e.to_string();
+        assert!(e.contains(&format!("\"{cc}\" has no fluid law")), "{e}");
+    }
+}
