@@ -265,7 +265,7 @@ fn dualpi2_couples_scalable_and_classic_flows() {
     }
 }
 
-/// Prague's reduced RTT dependence (draft-briscoe-iccrg-prague-congestion-control §2.4.2,
+/// Prague's reduced RTT dependence (draft-briscoe-iccrg-prague-congestion-control,
 /// Linux RTT_CONTROL_RATE): two Prague flows with RTTs of 4 and 24 ms share a DualPI2
 /// link. Without it (rtt_target_ms = 0) the short-RTT flow's rate grows 36 times as
 /// fast (1/R² segments/s²) and it takes most of the link; with the 25 ms target both

@@ -4,23 +4,25 @@
 //!
 //! - ECN: ECT(1) on data (RFC 9331 §4.1), the per-packet echo (see [`EcnStyle::L4s`]);
 //!   α is DCTCP's EWMA with g = 1/16 (cc/dctcp.rs), starting at 1 and frozen until the
-//!   first CE arrives (draft §2.3.1; Linux `saw_ce`).
-//! - On ECN-Echo, at most once per round trip: cwnd ← cwnd·(1 − α/2) (draft §2.3.2).
-//! - On a loss: Reno's halving (draft §2.3.3; Linux `prague_enter_loss`, cwnd/2).
+//!   first CE arrives (Linux `saw_ce`).
+//! - On ECN-Echo, at most once per round trip: cwnd ← cwnd·(1 − α/2) (Linux
+//!   `prague_enter_cwr`).
+//! - On a loss: Reno's halving (Linux `prague_enter_loss`, cwnd/2).
 //! - Growth: slow start, then one segment per RTT, counted only over the segments that
-//!   were not CE-marked (draft §2.4.1; Linux `acked -= ece_delta`).
-//! - Reduced RTT dependence (draft §2.4.2, Linux `RTT_CONTROL_RATE`, the default): after
+//!   were not CE-marked (Linux `acked -= ece_delta`).
+//! - Reduced RTT dependence (the draft's; Linux `RTT_CONTROL_RATE`, the default): after
 //!   `rtt_transition` rounds of congestion avoidance, a flow whose SRTT R is below the
 //!   target R_t = 25 ms adds (R/R_t)² segments per RTT instead of one, so its rate grows
 //!   by 1/R_t² segments/s² whatever its RTT, as a flow at R_t would; it then updates α
 //!   and reduces at most once per R_t.
-//! - Pacing (draft §2.5): Prague is always paced; a flow with no `tcp.pacing` gets the
-//!   rate pacer at 200 % of cwnd/SRTT in slow start and 100 % after (net/topology.rs).
+//! - Pacing: Prague is always paced (Linux sets `SK_PACING_NEEDED`); a flow with no
+//!   `tcp.pacing` gets the rate pacer at 200 % of cwnd/SRTT in slow start and 100 %
+//!   after (net/topology.rs).
 //!
 //! Differences from the source: windows in f64 rather than Linux's 2⁻²⁰ fixed point; the
 //! pacing factor switches at ssthresh, not at ssthresh/2; the classic-ECN-AQM detection
 //! and fallback (`prague_ecn_fallback`, off by default in Linux) is not modelled; the
-//! per-packet echo stands in for AccECN (RFC 9768 is not modelled). No fluid form.
+//! per-packet echo stands in for AccECN (AccECN, draft-ietf-tcpm-accurate-ecn, is not modelled). No fluid form.
 
 use super::contract::{
     Ack, Algorithm, Congestion, CongestionControl, CongestionKind, EcnStyle, NoFluid, Round, Window,
@@ -52,7 +54,7 @@ impl PragueConfig {
         })
     }
 
-    /// Draft §2.4.2 (Linux `prague_rate_scaled_ai_ack_increase`): the additive increase
+    /// Reduced RTT dependence (Linux `prague_rate_scaled_ai_ack_increase`): the additive increase
     /// per RTT, (R/R_t)² below the target, else 1 (no scaling at or above it).
     pub fn ai_per_rtt(&self, srtt: f64) -> f64 {
         if self.rtt_target > 0.0 && srtt > 0.0 && srtt < self.rtt_target {
@@ -125,7 +127,7 @@ impl CongestionControl for Prague {
         self.est.on_ack(ack.acked, ack.ece);
         if ack.ece {
             self.saw_ce = true;
-            return; // draft §2.4.1: marked segments do not grow the window
+            return; // marked segments do not grow the window (Linux `prague_update_cwnd`)
         }
         let left = w.slow_start(ack.acked);
         if left > 0.0 {
@@ -146,7 +148,8 @@ impl CongestionControl for Prague {
             self.est.alpha = 1.0; // no AQM seen yet: α stays at its initial 1
             return;
         }
-        // Draft §2.4.2: in RTT-independent mode α is updated at most once per R_t.
+        // RTT-independent mode: α is updated at most once per R_t (Linux
+        // `prague_should_update_ewma`).
         if self.rtt_indep(w) && round.now < self.alpha_at + self.target() {
             return;
         }
@@ -165,7 +168,7 @@ impl CongestionControl for Prague {
                 self.cwr_at = Some(ev.now);
                 reduced(w.cwnd, self.est.alpha)
             }
-            // Draft §2.3.3: a loss halves the window (Reno).
+            // A loss halves the window, as Reno (Linux `prague_enter_loss`).
             CongestionKind::FastRetransmit | CongestionKind::Timeout => reno::ssthresh(w.cwnd),
         }
     }
@@ -184,7 +187,7 @@ mod tests {
         PragueConfig::from_params(&mut Params::new("prague", &Default::default())).unwrap()
     }
 
-    /// Draft §2.4.2: below R_t the increase per RTT is (R/R_t)², so the rate
+    /// Reduced RTT dependence: below R_t the increase per RTT is (R/R_t)², so the rate
     /// W/R grows by (R/R_t)²/R per RTT, i.e. 1/R_t² per second², for every R < R_t.
     #[test]
     fn rtt_independent_increase_gives_the_same_rate_growth() {

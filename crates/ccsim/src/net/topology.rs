@@ -136,9 +136,9 @@ impl TcpTemplate {
             .map_err(|e| ScenarioError::at(&format!("{path}.cc"), e))?;
         let mut cfg = cfg;
         if algo.ecn() == EcnStyle::L4s && opts.pacing.is_none() {
-            // An L4S sender is paced (RFC 9331 §4.3; Linux Prague sets
-            // SK_PACING_NEEDED): the rate pacer at 200 % of cwnd/SRTT in slow start,
-            // 100 % after (Linux `prague_update_pacing_rate`), one packet deep.
+            // An L4S sender is paced (Linux Prague sets SK_PACING_NEEDED): the rate
+            // pacer at 200 % of cwnd/SRTT in slow start, 100 % after (Linux
+            // `prague_update_pacing_rate`), one packet deep.
             cfg.pacing = PacingMode::Rate {
                 ss_factor: 2.0,
                 ca_factor: 1.0,

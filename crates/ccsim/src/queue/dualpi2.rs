@@ -2,26 +2,27 @@
 //! al., "PI2: A Linearized AQM for both Classic and Scalable TCP", CoNEXT 2016).
 //!
 //! Two FIFOs share one buffer: the L4S queue takes ECT(1) and CE packets, the classic
-//! queue the rest (RFC 9331 §5.3 classifier; RFC 9332 §2.5.1). A PI controller
-//! updates a base probability p' every T_UPDATE from the classic queue's delay:
+//! queue the rest (RFC 9331 §5.3 classifier). A PI controller updates a base
+//! probability p' every T_UPDATE from the classic queue's delay:
 //!
-//! p' ← p' + α·(τ − target) + β·(τ − τ_old)                 (RFC 9332 §2.5.2, A.1)
+//! p' ← p' + α·(τ − target) + β·(τ − τ_old)                 (RFC 9332 A.1)
 //!
 //! and applies it squared to classic traffic and linearly, coupled by k, to L4S:
 //!
-//! p_C = (p')²,   p_CL = k·p',   p_L = max(p'_L, p_CL)        (RFC 9332 §2.1, eq. (1))
+//! p_C = (p')²,   p_CL = k·p',   p_L = max(p'_L, p_CL)        (RFC 9332 §2.1)
 //!
 //! where p'_L is the native L4S AQM, a step (or ramp) on the L4S queue's sojourn time
-//! (1 ms, §2.5.1.1 and Linux `step_thresh`). So in steady state p_C = (p_CL/k)², which
-//! makes a classic flow (rate ∝ 1/√p_C) and a scalable one (rate ∝ 1/p_L) share the
-//! link (§2.1). Classic packets are dropped with p_C, or marked if ECN-capable; L4S
-//! packets are marked with p_L. Both decisions are taken at dequeue (A.1).
+//! (1 ms, A.1's `laqm` and Linux's `step_thresh`). So in steady state
+//! p_C = (p_CL/k)², which makes a classic flow (rate ∝ 1/√p_C) and a scalable one
+//! (rate ∝ 1/p_L) share the link (§2.1). Classic packets are dropped with p_C, or
+//! marked if ECN-capable; L4S packets are marked with p_L. Both decisions are taken at
+//! dequeue (A.1).
 //!
 //! Scheduling is RFC 9332 A.1's time-shifted FIFO: the L4S head goes first unless the
 //! classic head has waited more than `tshift` longer, which bounds how long L4S
-//! traffic can starve the classic queue. Overload (§4.2.3): once p' ≥ 1/k (so p_CL
-//! ≥ 1 and marking alone no longer controls L4S senders), L4S packets are dropped with
-//! p_C as classic ones are.
+//! traffic can starve the classic queue. Overload (RFC 9332's overload handling;
+//! Linux `drop_on_overload`): once p' ≥ 1/k (so p_CL ≥ 1 and marking alone no longer
+//! controls L4S senders), L4S packets are dropped with p_C as classic ones are.
 //!
 //! Defaults are RFC 9332 A.1's (and Linux's): target 15 ms, T_UPDATE 16 ms, α = 0.16
 //! Hz, β = 3.2 Hz, k = 2. The delay τ fed to the controller is the classic queue's
@@ -75,7 +76,7 @@ impl Default for DualPi2Config {
 }
 
 impl DualPi2Config {
-    /// RFC 9332 §2.1 eq. (1): the classic probability from the base one, p_C = (p')².
+    /// RFC 9332 §2.1: the classic probability from the base one, p_C = (p')².
     pub fn p_classic(&self, p: f64) -> f64 {
         p * p
     }
@@ -83,7 +84,7 @@ impl DualPi2Config {
     pub fn p_coupled(&self, p: f64) -> f64 {
         (self.k * p).min(1.0)
     }
-    /// The native L4S AQM p'_L on a sojourn time (RFC 9332 §2.5.1.1: step or ramp).
+    /// The native L4S AQM p'_L on a sojourn time (RFC 9332 A.1 `laqm`: step or ramp).
     pub fn p_native(&self, sojourn: Time) -> f64 {
         if self.l4s_ramp == Time::ZERO {
             if sojourn >= self.l4s_threshold {
@@ -178,7 +179,7 @@ impl DualPi2 {
         }
     }
 
-    /// Whether p' is in overload (p_CL ≥ 1, RFC 9332 §4.2.3).
+    /// Whether p' is in overload (p_CL ≥ 1: marking alone no longer controls L4S senders).
     fn overloaded(&self) -> bool {
         self.cfg.k * self.p >= 1.0
     }

@@ -12,7 +12,7 @@
 //! two packets' worth of bytes are queued. With ECN on, an ECN-capable packet is
 //! marked instead while p ≤ 10 % (§5.1).
 //!
-//! The queueing delay is estimated (§4.3) either from timestamps — the sojourn time of
+//! The queueing delay is estimated (§4.3, §5.2) either from timestamps — the sojourn time of
 //! the last packet dequeued, zero once the queue is empty (Linux's and ns-3's default)
 //! — or by Little's law from a departure-rate estimate: queue bytes × avg_dq_time /
 //! dq_threshold, avg_dq_time an EWMA (weight 1/4) of the time 16 KB take to leave.
