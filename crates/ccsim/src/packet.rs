@@ -13,6 +13,35 @@ pub enum PktKind {
     Udp,
 }
 
+/// The ECN field of the IP header (RFC 3168 §5), with the codepoints' values. One
+/// byte, as the two booleans (ECT, CE) it replaced: the packet does not grow.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Ecn {
+    /// Not ECN-capable transport.
+    #[default]
+    NotEct = 0b00,
+    /// ECT(1): the L4S identifier (RFC 9331 §4.1), sent by scalable senders (Prague).
+    Ect1 = 0b01,
+    /// ECT(0): classic ECN-capable transport (RFC 3168; DCTCP, RFC 8257 §3.1).
+    Ect0 = 0b10,
+    /// Congestion Experienced, set by a queue in place of ECT(0)/ECT(1).
+    Ce = 0b11,
+}
+
+impl Ecn {
+    /// ECN-capable (ECT(0), ECT(1), or already CE): a queue may mark rather than drop.
+    #[inline]
+    pub fn capable(self) -> bool {
+        self != Ecn::NotEct
+    }
+    /// RFC 9331 §5.3: a packet is classified L4S by ECT(1) or CE.
+    #[inline]
+    pub fn l4s(self) -> bool {
+        matches!(self, Ecn::Ect1 | Ecn::Ce)
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct Packet {
     /// TCP flow index, or packet-source index for `Udp`.
@@ -34,10 +63,9 @@ pub struct Packet {
     pub ts_ecr: Time,
     /// When the packet entered the queue it is in (queueing delay measurement).
     pub enq_at: Time,
-    /// RFC 3168 ECN: ECN-capable transport, Congestion Experienced (set by a queue),
-    /// ECN-Echo (on ACKs) and Congestion Window Reduced (on data).
-    pub ect: bool,
-    pub ce: bool,
+    /// The IP header's ECN field (RFC 3168 §5; ECT(1) for L4S, RFC 9331 §4), and the
+    /// TCP header's ECN-Echo (on ACKs) and Congestion Window Reduced (on data).
+    pub ecn: Ecn,
     pub ece: bool,
     pub cwr: bool,
     /// SACK blocks or the XCP header (see `TcpOpt`); read and set through the
@@ -100,8 +128,7 @@ impl Packet {
             ts_val: now,
             ts_ecr: Time::ZERO,
             enq_at: now,
-            ect: false,
-            ce: false,
+            ecn: Ecn::NotEct,
             ece: false,
             cwr: false,
             opt: TcpOpt::None,
@@ -154,6 +181,25 @@ impl Packet {
         self.opt = TcpOpt::Xcp(h);
     }
 
+    /// Whether a queue set CE on the way.
+    #[inline]
+    pub fn ce(&self) -> bool {
+        self.ecn == Ecn::Ce
+    }
+
+    /// A queue's congestion signal by marking (ns-3 `QueueDisc::Mark`): set CE if the
+    /// packet is ECN-capable and say so; a non-ECT packet is left alone (the caller
+    /// drops it instead).
+    #[inline]
+    pub fn mark_ce(&mut self) -> bool {
+        if self.ecn.capable() {
+            self.ecn = Ecn::Ce;
+            true
+        } else {
+            false
+        }
+    }
+
     pub fn is_data(&self) -> bool {
         matches!(self.kind, PktKind::Data | PktKind::Udp)
     }
@@ -171,6 +217,20 @@ mod tests {
             "{}",
             std::mem::size_of::<Packet>()
         );
+    }
+
+    #[test]
+    fn ecn_codepoints_and_marking() {
+        let mut p = Packet::new(PktKind::Data, 0, 0, 1, 1500, 1460, Time::ZERO);
+        assert!(!p.mark_ce(), "not-ECT is never marked");
+        assert_eq!(p.ecn, Ecn::NotEct);
+        for e in [Ecn::Ect0, Ecn::Ect1, Ecn::Ce] {
+            p.ecn = e;
+            assert!(p.mark_ce());
+            assert!(p.ce());
+        }
+        assert!(Ecn::Ect1.l4s() && Ecn::Ce.l4s() && !Ecn::Ect0.l4s() && !Ecn::NotEct.l4s());
+        assert_eq!(std::mem::size_of::<Ecn>(), 1);
     }
 
     #[test]

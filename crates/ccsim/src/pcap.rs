@@ -151,11 +151,7 @@ pub fn synthesize(
     let total = 20 + l4_len as u32 + payload;
     let ip = &mut buf[..20];
     ip[0] = 0x45;
-    ip[1] = match (pkt.ect, pkt.ce) {
-        (_, true) => 0b11,     // CE
-        (true, false) => 0b10, // ECT(0)
-        _ => 0,
-    };
+    ip[1] = pkt.ecn as u8; // RFC 3168 §5 codepoints
     ip[2..4].copy_from_slice(&(total.min(65535) as u16).to_be_bytes());
     ip[4..6].copy_from_slice(&ip_id.to_be_bytes());
     ip[6] = 0x40; // DF
@@ -307,7 +303,7 @@ mod tests {
         assert_eq!(checksum(&[&d]), !0xddf2);
         // A header with its checksum filled in sums to zero (checks to 0).
         let mut pkt = Packet::new(PktKind::Data, 3, 0, 7, 1500, 1460, Time::from_millis(5));
-        pkt.ect = true;
+        pkt.ecn = crate::packet::Ecn::Ect0;
         let mut b = [0u8; MAX_HEADER];
         let (h, total) = synthesize(
             &pkt,

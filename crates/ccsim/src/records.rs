@@ -144,6 +144,9 @@ pub struct LinkCounts {
     /// they waited, s.
     pub departed: f64,
     pub sojourn_s: f64,
+    /// Packets the discipline marked CE (ECN) instead of dropping; zero in the fluid
+    /// engine, whose queues do not mark.
+    pub ecn_marks: f64,
 }
 
 /// A queue's conservation over the run.
@@ -218,6 +221,9 @@ pub struct FlowCounts {
     pub fast_retransmits: f64,
     pub back_to_back: f64,
     pub ecn_reductions: f64,
+    /// Data segments that reached the receiver CE-marked (the flow's ECN marks); zero
+    /// in the fluid engine.
+    pub ce_marks: f64,
     /// Seconds spent in loss recovery.
     pub recovery_s: f64,
 }

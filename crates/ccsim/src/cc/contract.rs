@@ -133,6 +133,9 @@ pub struct Ack {
     /// acknowledges), in segments; +∞ if no XCP router lowered it; `None` when the
     /// ACK carries no XCP header (non-XCP flows).
     pub xcp_feedback: Option<f64>,
+    /// The ACK carried ECN-Echo. With a per-packet echo (`EcnStyle::Dctcp`/`L4s`,
+    /// RFC 8257 §3.2) every segment it newly acknowledges arrived CE-marked.
+    pub ece: bool,
 }
 
 impl Ack {
@@ -215,6 +218,21 @@ impl Round {
     }
 }
 
+/// How a flow uses ECN: asked of the algorithm once, when the flow is built.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EcnStyle {
+    /// RFC 3168, where `tcp.ecn` turns it on: ECT(0); the receiver echoes ECE from a
+    /// CE until the sender's CWR (§6.1.3); the sender reduces once per window.
+    #[default]
+    Classic,
+    /// DCTCP (RFC 8257): always ECT(0) (§3.1); the receiver echoes the CE of every
+    /// segment, sending an ACK at once when the CE state changes (§3.2).
+    Dctcp,
+    /// An L4S scalable sender (RFC 9331 §4.1, Prague): ECT(1), the same per-packet
+    /// echo as DCTCP (in place of AccECN, which ccsim does not model), and paced.
+    L4s,
+}
+
 // ---- The per-ACK form (packet engine) --------------------------------------------
 
 /// A congestion-control algorithm as the packet engine runs it: laws only. Loss
@@ -247,6 +265,11 @@ pub trait CongestionControl: Send {
     /// Whether the sender should stamp the XCP congestion header on data packets.
     fn xcp(&self) -> bool {
         false
+    }
+
+    /// How the flow uses ECN (asked once, when the flow is built).
+    fn ecn(&self) -> EcnStyle {
+        EcnStyle::Classic
     }
 }
 

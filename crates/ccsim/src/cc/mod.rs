@@ -19,19 +19,21 @@ pub mod bic;
 pub mod compound;
 pub mod contract;
 pub mod cubic;
+pub mod dctcp;
 pub mod fast;
 pub mod highspeed;
 pub mod htcp;
 pub mod illinois;
 mod params;
+pub mod prague;
 pub mod reno;
 pub mod scalable;
 pub mod vegas;
 pub mod xcp;
 
 pub use contract::{
-    Ack, Algorithm, CaState, Congestion, CongestionControl, CongestionKind, FluidLaw, NoFluid,
-    RateSample, Round, RttStats, Window, ABC_LIMIT,
+    Ack, Algorithm, CaState, Congestion, CongestionControl, CongestionKind, EcnStyle, FluidLaw,
+    NoFluid, RateSample, Round, RttStats, Window, ABC_LIMIT,
 };
 pub use params::Params;
 
@@ -149,6 +151,8 @@ registry! {
     Fast => fast::Fast,
     Illinois => illinois::Illinois,
     Xcp => xcp::Xcp,
+    Dctcp => dctcp::Dctcp,
+    Prague => prague::Prague,
 }
 
 fn unknown(name: &str) -> String {
@@ -258,7 +262,7 @@ mod tests {
         assert!(e.starts_with("beta:"), "{e}");
         let e = build("warp", &Default::default()).err().unwrap();
         assert!(
-            e.contains("known: reno, newreno, highspeed, hstcp") && e.ends_with("xcp)"),
+            e.contains("known: reno, newreno, highspeed, hstcp") && e.ends_with("prague)"),
             "{e}"
         );
         // The fluid constructor reads the same parameters with the same checks.
@@ -268,15 +272,19 @@ mod tests {
         assert!(e.contains("known:"), "{e}");
     }
 
+    /// XCP (routers set its window) and the ECN-driven laws DCTCP and Prague (the
+    /// fluid queues do not mark) have no rate form.
     #[test]
     fn xcp_alone_has_no_fluid_form() {
         let names = fluid_names();
         for n in KNOWN.iter().flat_map(|n| n.iter()) {
             let law = fluid_law(n, &Default::default());
-            if *n == "xcp" {
+            if ["xcp", "dctcp", "prague"].contains(n) {
                 let e = law.err().unwrap();
                 assert!(
-                    e.starts_with("\"xcp\" has no fluid law (the fluid engine knows: reno,"),
+                    e.starts_with(&format!(
+                        "\"{n}\" has no fluid law (the fluid engine knows: reno,"
+                    )),
                     "{e}"
                 );
                 assert!(!names.contains(n));

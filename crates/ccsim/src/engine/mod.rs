@@ -33,6 +33,7 @@ pub struct FlowSnap {
     pub fast_retransmits: u64,
     pub back_to_back: u64,
     pub ecn_reductions: u64,
+    pub ce_marks: u64,
     pub recovery_time: Time,
 }
 
@@ -160,6 +161,7 @@ impl Flow {
             fast_retransmits: self.sender.stats.fast_retransmits,
             back_to_back: self.sender.stats.back_to_back,
             ecn_reductions: self.sender.stats.ecn_reductions,
+            ce_marks: self.receiver.ce_received,
             recovery_time: self.sender.stats.recovery_time,
         }
     }
@@ -176,6 +178,7 @@ impl Flow {
             fast_retransmits: c.fast_retransmits - s.fast_retransmits,
             back_to_back: c.back_to_back - s.back_to_back,
             ecn_reductions: c.ecn_reductions - s.ecn_reductions,
+            ce_marks: c.ce_marks - s.ce_marks,
             recovery_time: c.recovery_time - s.recovery_time,
         }
     }
@@ -201,6 +204,8 @@ pub struct Source {
 pub struct LinkSnap {
     pub c: crate::net::LinkCounters,
     pub busy: (u128, u128),
+    /// The discipline's ECN marks so far.
+    pub marks: u64,
 }
 
 /// Which drops the engine keeps in its log (the events table).
@@ -884,6 +889,7 @@ impl World {
             self.link_snap[i] = LinkSnap {
                 c: link.c,
                 busy: link.busy_at(now),
+                marks: link.queue.marks(),
             };
         }
         for fl in &mut self.flows {

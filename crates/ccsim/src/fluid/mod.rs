@@ -815,6 +815,9 @@ impl Model {
                 q_area_bytes: l.q_area,
                 departed: l.departed / pkt,
                 sojourn_s: l.sojourn / l.cap / pkt,
+                // The fluid queues drop; they do not mark (scenario/check.rs refuses
+                // ECN marking under engine = "fluid").
+                ecn_marks: 0.0,
             };
             r.queue_max_pkts = l.q_max / pkt;
             r.queue_max_bytes = l.q_max;
@@ -858,6 +861,7 @@ impl Model {
                         fast_retransmits: f.loss_events as f64,
                         back_to_back: 0.0,
                         ecn_reductions: 0.0,
+                        ce_marks: 0.0,
                         recovery_s: 0.0,
                     },
                     cwnd_final: f.w,

@@ -18,7 +18,7 @@
 //! stream `link/<id>/loss`, so a graph that lists the dumbbell's links in the
 //! dumbbell's order reproduces the dumbbell exactly (tests/topology.rs).
 
-use crate::cc;
+use crate::cc::{self, EcnStyle};
 use crate::net::graph::{check_routes, graph_net, BufferPlan, LinkPlan, Net, Router};
 use crate::quantity::{size_bytes, BufferSpec};
 use crate::queue::{Limit, QueueSpec};
@@ -132,8 +132,19 @@ impl TcpTemplate {
                 None => PacingMode::None,
             },
         };
-        cc::build(&cc_spec.name, &cc_spec.params)
+        let algo = cc::build(&cc_spec.name, &cc_spec.params)
             .map_err(|e| ScenarioError::at(&format!("{path}.cc"), e))?;
+        let mut cfg = cfg;
+        if algo.ecn() == EcnStyle::L4s && opts.pacing.is_none() {
+            // An L4S sender is paced (Linux Prague sets SK_PACING_NEEDED): the rate
+            // pacer at 200 % of cwnd/SRTT in slow start, 100 % after (Linux
+            // `prague_update_pacing_rate`), one packet deep.
+            cfg.pacing = PacingMode::Rate {
+                ss_factor: 2.0,
+                ca_factor: 1.0,
+                depth: 1.0,
+            };
+        }
         Ok(TcpTemplate {
             cfg,
             cc: cc_spec.clone(),
@@ -153,6 +164,7 @@ impl TcpTemplate {
         // The algorithm and its parameters were checked when the template was made.
         let algo = cc::build(&self.cc.name, &self.cc.params)
             .unwrap_or_else(|_| Box::new(crate::cc::reno::Reno));
+        let algo_ecn = algo.ecn();
         let sender = Sender::new(self.cfg.clone(), algo, flow, data_path, size);
         let mut receiver = Receiver::new(
             flow,
@@ -164,6 +176,7 @@ impl TcpTemplate {
         );
         receiver.delayed_ack = self.delayed_ack;
         receiver.sack = self.cfg.recovery == Recovery::Sack;
+        receiver.per_packet_echo = matches!(algo_ecn, EcnStyle::Dctcp | EcnStyle::L4s);
         if let Some(d) = self.delack_timeout {
             receiver.delack_timeout = d;
         }

@@ -113,8 +113,7 @@ impl CodelVars {
         ctx: &mut QueueCtx,
         st: &mut CodelStats,
     ) -> Option<Packet> {
-        if cfg.ecn && p.ect {
-            p.ce = true;
+        if cfg.ecn && p.mark_ce() {
             st.marks += 1;
             Some(p)
         } else {

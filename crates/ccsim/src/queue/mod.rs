@@ -4,10 +4,14 @@
 pub mod codel;
 pub mod discipline;
 pub mod droptail;
+pub mod dualpi2;
 pub mod fq;
 pub mod fq_codel;
+pub mod fq_pie;
+pub mod pie;
 pub mod red;
 pub mod spec;
+pub mod step;
 pub mod xcp;
 
 use crate::units::Rate;
@@ -15,10 +19,14 @@ pub use discipline::{DropReason, Drops, Limit, Queue, QueueCtx};
 
 pub use codel::{Codel, CodelConfig};
 pub use droptail::DropTail;
+pub use dualpi2::{DualPi2, DualPi2Config};
 pub use fq::{Fq, FqConfig};
 pub use fq_codel::{FqCodel, FqCodelConfig};
+pub use fq_pie::{FqPie, FqPieConfig};
+pub use pie::{Pie, PieConfig};
 pub use red::{Red, RedConfig};
 pub use spec::QueueSpec;
+pub use step::{Step, StepConfig};
 pub use xcp::{Xcp, XcpConfig};
 
 /// Build the queue a spec names, with the buffer `limit` (from `topology.buffer`),
@@ -33,5 +41,9 @@ pub fn build_queue(spec: &QueueSpec, limit: Limit, rate: Rate, salt: u64) -> Box
         QueueSpec::Codel(c) => Box::new(Codel::new(c.clone(), limit)),
         QueueSpec::FqCodel(c) => Box::new(FqCodel::new(c.clone(), limit, salt)),
         QueueSpec::Xcp(c) => Box::new(Xcp::new(c.clone(), limit, rate)),
+        QueueSpec::Step(c) => Box::new(Step::new(c.clone(), limit)),
+        QueueSpec::Pie(c) => Box::new(Pie::new(c.clone(), limit)),
+        QueueSpec::DualPi2(c) => Box::new(DualPi2::new(c.clone(), limit)),
+        QueueSpec::FqPie(c) => Box::new(FqPie::new(c.clone(), limit, salt)),
     }
 }

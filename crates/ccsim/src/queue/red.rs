@@ -272,8 +272,7 @@ impl Queue for Red {
     fn enqueue(&mut self, mut pkt: Packet, ctx: &mut QueueCtx) {
         self.update_avg(ctx.now);
         match self.decide(pkt.size, ctx.rng) {
-            Some(false) if self.cfg.ecn && pkt.ect => {
-                pkt.ce = true;
+            Some(false) if self.cfg.ecn && pkt.mark_ce() => {
                 self.marks += 1;
             }
             Some(forced) => {
@@ -453,7 +452,7 @@ mod tests {
             drops: &mut drops,
         };
         let mut p = pkt(1500);
-        p.ect = true;
+        p.ecn = crate::packet::Ecn::Ect0;
         r.avg = 20.0; // gentle region: p_b = 0.4
         r.cfg.w_q = 1e-12;
         for _ in 0..1000 {
@@ -461,7 +460,7 @@ mod tests {
         }
         assert!(ctx.drops.is_empty());
         assert!(r.marks() > 300, "marks {}", r.marks());
-        assert_eq!(r.q.iter().filter(|p| p.ce).count() as u64, r.marks());
+        assert_eq!(r.q.iter().filter(|p| p.ce()).count() as u64, r.marks());
         r.avg = 31.0; // beyond 2·max_th: forced
         r.enqueue(p, &mut ctx);
         assert_eq!(ctx.drops.len(), 1);

@@ -8,9 +8,13 @@
 //! `topology.queue` and name the fields in the message.
 
 use super::codel::CodelConfig;
+use super::dualpi2::DualPi2Config;
 use super::fq::FqConfig;
 use super::fq_codel::FqCodelConfig;
+use super::fq_pie::FqPieConfig;
+use super::pie::{PieConfig, PieEstimator};
 use super::red::{RedConfig, RedMode, Thresh};
+use super::step::{StepConfig, StepThreshold};
 use super::xcp::XcpConfig;
 use crate::quantity::{Dur, SizeQ};
 use crate::units::Time;
@@ -29,9 +33,30 @@ pub enum QueueSpec {
     Codel(CodelConfig),
     FqCodel(FqCodelConfig),
     Xcp(XcpConfig),
+    Step(StepConfig),
+    Pie(PieConfig),
+    FqPie(FqPieConfig),
+    DualPi2(DualPi2Config),
 }
 
-const KINDS: &str = "droptail, red, fq, codel, fq_codel, xcp";
+const KINDS: &str = "droptail, red, fq, codel, fq_codel, xcp, step, pie, fq_pie, dualpi2";
+
+/// PIE's fields (RFC 8033), shared by "pie" and "fq_pie".
+const PIE_FIELDS: &[&str] = &[
+    "target",
+    "tupdate",
+    "alpha",
+    "beta",
+    "max_burst",
+    "ecn",
+    "mark_threshold",
+    "estimator",
+    "cap_drop",
+    "coupling",
+    "l4s_threshold",
+    "l4s_ramp",
+    "tshift",
+];
 
 /// The fields each kind accepts (besides `kind`).
 fn fields_of(kind: &str) -> Option<&'static [&'static str]> {
@@ -58,6 +83,32 @@ fn fields_of(kind: &str) -> Option<&'static [&'static str]> {
             "capacity",
             "count_ack_bytes",
         ],
+        "step" => &["threshold"],
+        "pie" => PIE_FIELDS,
+        "dualpi2" => &[
+            "target",
+            "tupdate",
+            "alpha",
+            "beta",
+            "coupling",
+            "l4s_threshold",
+            "l4s_ramp",
+            "tshift",
+            "ecn",
+        ],
+        "fq_pie" => &[
+            "quantum",
+            "buckets",
+            "target",
+            "tupdate",
+            "alpha",
+            "beta",
+            "max_burst",
+            "ecn",
+            "mark_threshold",
+            "estimator",
+            "cap_drop",
+        ],
         _ => return None,
     })
 }
@@ -82,6 +133,12 @@ const ALL_FIELDS: &[&str] = &[
     "gamma",
     "capacity",
     "count_ack_bytes",
+    "threshold",
+    "tupdate",
+    "max_burst",
+    "mark_threshold",
+    "estimator",
+    "cap_drop",
 ];
 
 /// A probability or weight in (0, 1].
@@ -93,6 +150,33 @@ impl<'de> Deserialize<'de> for Frac {
             Ok(Frac(v))
         } else {
             Err(de::Error::custom(format!("must be in (0, 1], got {v}")))
+        }
+    }
+}
+
+/// PIE's delay estimator: "timestamp" or "rate".
+struct Est(PieEstimator);
+impl<'de> Deserialize<'de> for Est {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match String::deserialize(d)?.as_str() {
+            "timestamp" => Ok(Est(PieEstimator::Timestamp)),
+            "rate" => Ok(Est(PieEstimator::Rate)),
+            other => Err(de::Error::custom(format!(
+                "expected \"timestamp\" or \"rate\", got \"{other}\""
+            ))),
+        }
+    }
+}
+
+/// A positive finite number (a gain).
+struct Pos(f64);
+impl<'de> Deserialize<'de> for Pos {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = f64::deserialize(d)?;
+        if v > 0.0 && v.is_finite() {
+            Ok(Pos(v))
+        } else {
+            Err(de::Error::custom(format!("must be positive, got {v}")))
         }
     }
 }
@@ -127,6 +211,23 @@ impl<'de> Deserialize<'de> for PosSize {
     }
 }
 
+/// A step threshold: "20pkt", "30KB" or "1ms", positive.
+struct StepK(StepThreshold);
+impl<'de> Deserialize<'de> for StepK {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        let k = StepThreshold::parse(&s).map_err(de::Error::custom)?;
+        let zero = matches!(
+            k,
+            StepThreshold::Pkts(0) | StepThreshold::Bytes(0) | StepThreshold::Sojourn(Time::ZERO)
+        );
+        if zero {
+            return Err(de::Error::custom(format!("must be positive, got \"{s}\"")));
+        }
+        Ok(StepK(k))
+    }
+}
+
 #[derive(Default)]
 struct Fields {
     min_th: Option<Thresh>,
@@ -147,6 +248,49 @@ struct Fields {
     gamma: Option<f64>,
     capacity: Option<f64>,
     count_ack_bytes: Option<bool>,
+    threshold: Option<StepThreshold>,
+    tupdate: Option<Time>,
+    max_burst: Option<Time>,
+    mark_threshold: Option<f64>,
+    estimator: Option<PieEstimator>,
+    cap_drop: Option<bool>,
+    coupling: Option<f64>,
+    l4s_threshold: Option<Time>,
+    l4s_ramp: Option<Time>,
+    tshift: Option<Time>,
+}
+
+/// RFC 8033's parameters, over the defaults.
+fn pie_config(f: &Fields) -> PieConfig {
+    let mut c = PieConfig::default();
+    if let Some(v) = f.target {
+        c.target = v;
+    }
+    if let Some(v) = f.tupdate {
+        c.tupdate = v;
+    }
+    if let Some(v) = f.alpha {
+        c.alpha = v;
+    }
+    if let Some(v) = f.beta {
+        c.beta = v;
+    }
+    if let Some(v) = f.max_burst {
+        c.max_burst = v;
+    }
+    if let Some(v) = f.ecn {
+        c.ecn = v;
+    }
+    if let Some(v) = f.mark_threshold {
+        c.mark_threshold = v;
+    }
+    if let Some(v) = f.estimator {
+        c.estimator = v;
+    }
+    if let Some(v) = f.cap_drop {
+        c.cap_drop = v;
+    }
+    c
 }
 
 fn build(kind: &str, f: Fields, present: &[String]) -> Result<QueueSpec, String> {
@@ -256,6 +400,14 @@ fn build(kind: &str, f: Fields, present: &[String]) -> Result<QueueSpec, String>
                     format!("unknown xcp preset \"{p}\" (known: {})", XcpConfig::PRESETS)
                 })?,
             };
+            for (name, v) in [("alpha", f.alpha), ("beta", f.beta)] {
+                if v.is_some_and(|v| v > 1.0) {
+                    return Err(format!(
+                        "{name} must be in (0, 1] for kind \"xcp\", got {}",
+                        v.unwrap()
+                    ));
+                }
+            }
             if let Some(v) = f.alpha {
                 c.alpha = v;
             }
@@ -272,6 +424,61 @@ fn build(kind: &str, f: Fields, present: &[String]) -> Result<QueueSpec, String>
                 c.count_ack_bytes = v;
             }
             QueueSpec::Xcp(c)
+        }
+        "pie" => QueueSpec::Pie(pie_config(&f)),
+        "dualpi2" => {
+            let mut c = DualPi2Config::default();
+            if let Some(v) = f.target {
+                c.target = v;
+            }
+            if let Some(v) = f.tupdate {
+                c.tupdate = v;
+            }
+            if let Some(v) = f.alpha {
+                c.alpha = v;
+            }
+            if let Some(v) = f.beta {
+                c.beta = v;
+            }
+            if let Some(v) = f.coupling {
+                c.k = v;
+            }
+            if let Some(v) = f.l4s_threshold {
+                c.l4s_threshold = v;
+            }
+            if let Some(v) = f.l4s_ramp {
+                c.l4s_ramp = v;
+            }
+            if let Some(v) = f.tshift {
+                c.tshift = v;
+            }
+            if let Some(v) = f.ecn {
+                c.classic_ecn = v;
+            }
+            QueueSpec::DualPi2(c)
+        }
+        "fq_pie" => {
+            let mut c = FqPieConfig {
+                pie: pie_config(&f),
+                ..FqPieConfig::default()
+            };
+            if let Some(v) = f.quantum {
+                c.quantum = v;
+            }
+            if let Some(v) = f.buckets {
+                if v == 0 {
+                    return Err("buckets must be at least 1 for fq_pie (Linux hashes flows into a fixed set of queues)".into());
+                }
+                c.buckets = v;
+            }
+            QueueSpec::FqPie(c)
+        }
+        "step" => {
+            let mut c = StepConfig::default();
+            if let Some(v) = f.threshold {
+                c.k = v;
+            }
+            QueueSpec::Step(c)
         }
         _ => unreachable!("checked by fields_of"),
     })
@@ -316,11 +523,21 @@ impl<'de> Visitor<'de> for SpecVisitor {
                 "target" => f.target = Some(map.next_value::<PosDur>()?.0),
                 "interval" => f.interval = Some(map.next_value::<PosDur>()?.0),
                 "preset" => f.preset = Some(map.next_value()?),
-                "alpha" => f.alpha = Some(map.next_value::<Frac>()?.0),
-                "beta" => f.beta = Some(map.next_value::<Frac>()?.0),
+                "alpha" => f.alpha = Some(map.next_value::<Pos>()?.0),
+                "beta" => f.beta = Some(map.next_value::<Pos>()?.0),
                 "gamma" => f.gamma = Some(map.next_value::<Frac>()?.0),
                 "capacity" => f.capacity = Some(map.next_value::<Frac>()?.0),
                 "count_ack_bytes" => f.count_ack_bytes = Some(map.next_value()?),
+                "threshold" => f.threshold = Some(map.next_value::<StepK>()?.0),
+                "tupdate" => f.tupdate = Some(map.next_value::<PosDur>()?.0),
+                "max_burst" => f.max_burst = Some(map.next_value::<Dur>()?.0),
+                "mark_threshold" => f.mark_threshold = Some(map.next_value::<Frac>()?.0),
+                "estimator" => f.estimator = Some(map.next_value::<Est>()?.0),
+                "cap_drop" => f.cap_drop = Some(map.next_value()?),
+                "coupling" => f.coupling = Some(map.next_value::<Pos>()?.0),
+                "l4s_threshold" => f.l4s_threshold = Some(map.next_value::<Dur>()?.0),
+                "l4s_ramp" => f.l4s_ramp = Some(map.next_value::<Dur>()?.0),
+                "tshift" => f.tshift = Some(map.next_value::<Dur>()?.0),
                 other => return Err(de::Error::unknown_field(other, ALL_FIELDS)),
             }
             if key != "kind" {
@@ -418,6 +635,40 @@ mod tests {
             panic!()
         };
         assert_eq!((c.alpha, c.capacity), (0.2, 0.95));
+        let QueueSpec::Step(c) = parse("{ kind = \"step\", threshold = \"65pkt\" }").unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(c.k, StepThreshold::Pkts(65));
+        assert_eq!(
+            parse("\"pie\"").unwrap(),
+            QueueSpec::Pie(PieConfig::default())
+        );
+        let QueueSpec::Pie(c) = parse(
+            "{ kind = \"pie\", target = \"20ms\", beta = 1.5, ecn = true, estimator = \"rate\" }",
+        )
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            (c.target, c.beta, c.ecn, c.estimator),
+            (Time::from_millis(20), 1.5, true, PieEstimator::Rate)
+        );
+        let QueueSpec::FqPie(c) =
+            parse("{ kind = \"fq_pie\", buckets = 64, tupdate = \"30ms\" }").unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!((c.buckets, c.pie.tupdate), (64, Time::from_millis(30)));
+        let QueueSpec::DualPi2(c) =
+            parse("{ kind = \"dualpi2\", coupling = 1.5, l4s_threshold = \"2ms\" }").unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(
+            (c.k, c.l4s_threshold, c.beta),
+            (1.5, Time::from_millis(2), 3.2)
+        );
     }
 
     #[test]
@@ -455,6 +706,33 @@ mod tests {
         assert!(e.contains("unknown xcp preset \"fast\""), "{e}");
         let e = parse("{ kind = \"xcp\", capacity = 1.5 }").unwrap_err();
         assert!(e.starts_with("capacity: must be in (0, 1]"), "{e}");
+        let e = parse("{ kind = \"pie\", beta = -1 }").unwrap_err();
+        assert!(e.starts_with("beta: must be positive"), "{e}");
+        let e = parse("{ kind = \"pie\", estimator = \"guess\" }").unwrap_err();
+        assert!(
+            e.starts_with("estimator: expected \"timestamp\" or \"rate\""),
+            "{e}"
+        );
+        let e = parse("{ kind = \"pie\", mark_threshold = 1.5 }").unwrap_err();
+        assert!(e.starts_with("mark_threshold: must be in (0, 1]"), "{e}");
+        let e = parse("{ kind = \"xcp\", alpha = 1.5 }").unwrap_err();
+        assert!(
+            e.contains("alpha must be in (0, 1] for kind \"xcp\""),
+            "{e}"
+        );
+        let e = parse("{ kind = \"pie\", quantum = \"1500B\" }").unwrap_err();
+        assert!(
+            e.contains("`quantum` does not apply to kind \"pie\""),
+            "{e}"
+        );
+        let e = parse("{ kind = \"dualpi2\", coupling = 0 }").unwrap_err();
+        assert!(e.starts_with("coupling: must be positive"), "{e}");
+        let e = parse("{ kind = \"dualpi2\", l4s_threshold = \"soon\" }").unwrap_err();
+        assert!(e.starts_with("l4s_threshold: "), "{e}");
+        let e = parse("{ kind = \"step\", threshold = \"many\" }").unwrap_err();
+        assert!(e.starts_with("threshold: expected a threshold like"), "{e}");
+        let e = parse("{ kind = \"step\", threshold = \"0pkt\" }").unwrap_err();
+        assert!(e.starts_with("threshold: must be positive"), "{e}");
         let e = parse("{ kind = \"red\", alpha = 0.4 }").unwrap_err();
         assert!(e.contains("`alpha` does not apply to kind \"red\""), "{e}");
     }

@@ -617,6 +617,13 @@ fn check_fluid_fields(sc: &Scenario) -> Result<(), ScenarioError> {
         QueueSpec::FqCodel(_) => bad.push("topology.queue (kind \"fq_codel\")".into()),
         // XCP's router rewrites per-packet headers; the fluid model has no packets.
         QueueSpec::Xcp(_) => bad.push("topology.queue (kind \"xcp\")".into()),
+        // ECN marking is not in the fluid model (see RED's ecn above).
+        QueueSpec::Step(_) => bad.push("topology.queue (kind \"step\")".into()),
+        // PIE's controller acts per T_UPDATE on a measured delay: no fluid law here.
+        QueueSpec::Pie(_) => bad.push("topology.queue (kind \"pie\")".into()),
+        QueueSpec::FqPie(_) => bad.push("topology.queue (kind \"fq_pie\")".into()),
+        // Two coupled queues told apart by the ECN field: packet-level only.
+        QueueSpec::DualPi2(_) => bad.push("topology.queue (kind \"dualpi2\")".into()),
     }
     let tcp_bad = |o: &TcpOpts, p: &str, bad: &mut Vec<String>| {
         let TcpOpts {

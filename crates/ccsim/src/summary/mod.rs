@@ -159,6 +159,8 @@ fn link_summary(l: &LinkRecord, win: f64) -> Value {
         "drops": count(drops),
         "drops_overflow": count(c.drops_overflow),
         "drops_aqm": count(c.drops_aqm),
+        "ecn_marks": count(c.ecn_marks),
+        "mark_rate": if c.arrivals > 0.0 { c.ecn_marks / c.arrivals } else { 0.0 },
         "random_losses": count(c.wire_losses),
         "drop_rate": if c.arrivals > 0.0 { (drops + c.wire_losses) / c.arrivals } else { 0.0 },
         "queue_max_pkts": count(l.queue_max_pkts),
@@ -481,6 +483,7 @@ fn flows_table(rec: &Records, ideal: &[f64], win: f64) -> Table {
     );
     t.push("back_to_back", i64col(&|f| f.window.back_to_back));
     t.push("ecn_reductions", i64col(&|f| f.window.ecn_reductions));
+    t.push("ce_marks", i64col(&|f| f.window.ce_marks));
     t.push("recovery_s", f64col(&|f| f.window.recovery_s));
     t.push("cov_mean", f64col(&|f| f.cov_mean));
     t.push(
@@ -535,6 +538,7 @@ mod tests {
                 q_area_bytes: 75_000.0,
                 departed: 985.0,
                 sojourn_s: 49.25,
+                ecn_marks: 40.0,
             },
             queue_max_pkts: 20.0,
             queue_max_bytes: 30_000.0,
@@ -615,7 +619,9 @@ mod tests {
         assert_eq!(n("drop_rate"), 15.0 / 1000.0); // (queue drops + wire losses) / arrivals
         assert_eq!(n("queue_mean_pkts"), 5.0);
         assert_eq!(n("queue_delay_mean_s"), 0.05); // 49.25 s over 985 departures
-                                                   // Goodputs 3 and 1 Mb/s: Jain (3 + 1)² / (2·(9 + 1)) = 0.8.
+        assert_eq!(n("ecn_marks"), 40.0);
+        assert_eq!(n("mark_rate"), 0.04); // marks / arrivals
+                                          // Goodputs 3 and 1 Mb/s: Jain (3 + 1)² / (2·(9 + 1)) = 0.8.
         assert_eq!(out.get("flows.goodput_bps_total"), 4e6);
         assert!((out.get("flows.jain_fairness") - 0.8).abs() < 1e-12);
         // Synchronization: at 2 s one flow lost of the one active (1), at 8 s one of

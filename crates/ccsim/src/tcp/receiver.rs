@@ -28,8 +28,14 @@ pub struct Receiver {
     pub acks_sent: u64,
     /// RFC 2018 SACK: report held ranges on every ACK.
     pub sack: bool,
-    /// RFC 3168 §6.1.3: echo ECE on every ACK from a CE mark until a CWR arrives.
+    /// RFC 3168 §6.1.3: echo ECE on every ACK from a CE mark until a CWR arrives. With
+    /// `per_packet_echo`, RFC 8257 §3.2's DCTCP.CE: whether the last segment was CE.
     ece: bool,
+    /// RFC 8257 §3.2 (DCTCP, and Prague here): ECE echoes the CE mark of each segment,
+    /// not a latch; CWR is ignored.
+    pub per_packet_echo: bool,
+    /// Data segments that arrived CE-marked (the flow's ECN marks).
+    pub ce_received: u64,
     /// The most recently received out-of-order segment (its block goes first).
     last_ooo: Option<u64>,
     /// XCP: feedback (bytes) of the data received since the last ACK, echoed and
@@ -65,6 +71,8 @@ impl Receiver {
             acks_sent: 0,
             sack: false,
             ece: false,
+            per_packet_echo: false,
+            ce_received: 0,
             last_ooo: None,
             xcp_feedback: None,
         }
@@ -177,12 +185,28 @@ impl Receiver {
         if let Some(h) = pkt.xcp() {
             *self.xcp_feedback.get_or_insert(0.0) += h.feedback as f64;
         }
-        // RFC 3168 §6.1.3: CWR stops the echo; a CE on the same segment restarts it.
-        if pkt.cwr {
-            self.ece = false;
-        }
-        if pkt.ce {
-            self.ece = true;
+        let ce = pkt.ce();
+        self.ce_received += ce as u64;
+        if self.per_packet_echo {
+            // RFC 8257 §3.2: when the CE state changes, the segments held for a delayed
+            // ACK are acknowledged at once with the old state's ECE, so that every ACK
+            // reports the marks of exactly the segments it covers; the new segment then
+            // starts a delayed ACK of its own under the new state. (Linux also ACKs
+            // the new segment at once, `ICSK_ACK_NOW`.)
+            if ce != self.ece {
+                if self.unacked > 0 {
+                    self.ack(now, out);
+                }
+                self.ece = ce;
+            }
+        } else {
+            // RFC 3168 §6.1.3: CWR stops the echo; a CE on the same segment restarts it.
+            if pkt.cwr {
+                self.ece = false;
+            }
+            if ce {
+                self.ece = true;
+            }
         }
         if seq == self.rcv_nxt {
             let had_holes = !self.ooo.is_empty();
@@ -281,6 +305,67 @@ mod tests {
         r.on_delack_timer(Time(13), &mut out);
         assert_eq!(out.len(), 2);
         assert_eq!(out[1].seq, 3);
+    }
+
+    /// RFC 8257 §3.2's figure: with delayed ACKs (m = 2), a change of CE state
+    /// acknowledges the held segment at once with the old ECE; every ACK's ECE equals
+    /// the CE of the segments it newly covers.
+    #[test]
+    fn dctcp_echo_state_machine() {
+        use crate::packet::Ecn;
+        let mut r = Receiver::new(0, 1, 40, 1000, u64::MAX, 1000);
+        r.delayed_ack = true;
+        r.per_packet_echo = true;
+        let ce = [0, 0, 0, 1, 1, 1, 0, 1, 0, 0, 1, 1];
+        let mut out = Vec::new();
+        for (s, &m) in ce.iter().enumerate() {
+            let mut p = data(s as u64);
+            p.ecn = if m == 1 { Ecn::Ce } else { Ecn::Ect0 };
+            r.on_data(&p, Time(10 + s as u64), &mut out);
+        }
+        r.on_delack_timer(Time(100), &mut out);
+        let acks: Vec<(u64, bool)> = out.iter().map(|p| (p.seq, p.ece)).collect();
+        // Segments 0,1 → ACK 2 (ECE 0). 2 held; 3 is CE: ACK 3 (ECE 0) at once, 3
+        // held; 4 → ACK 5 (ECE 1). 5 held; 6 is not CE: ACK 6 (ECE 1), 6 held; 7 CE:
+        // ACK 7 (ECE 0), 7 held; 8 not CE: ACK 8 (ECE 1); 8, 9 → ACK 10 (ECE 0);
+        // 10 CE, nothing held; 10, 11 → ACK 12 (ECE 1).
+        assert_eq!(
+            acks,
+            vec![
+                (2, false),
+                (3, false),
+                (5, true),
+                (6, true),
+                (7, false),
+                (8, true),
+                (10, false),
+                (12, true)
+            ]
+        );
+        // Each ACK's ECE is the CE of every segment it newly covers.
+        let mut prev = 0;
+        for &(a, e) in &acks {
+            assert!(ce[prev as usize..a as usize].iter().all(|&m| (m == 1) == e));
+            prev = a;
+        }
+        assert_eq!(r.ce_received, 6);
+    }
+
+    /// RFC 3168 §6.1.3: the classic echo latches until CWR.
+    #[test]
+    fn classic_echo_latches_until_cwr() {
+        use crate::packet::Ecn;
+        let mut r = Receiver::new(0, 1, 40, 1000, u64::MAX, 1000);
+        let mut out = Vec::new();
+        let mut p = data(0);
+        p.ecn = Ecn::Ce;
+        r.on_data(&p, Time(1), &mut out);
+        r.on_data(&data(1), Time(2), &mut out);
+        let mut c = data(2);
+        c.cwr = true;
+        r.on_data(&c, Time(3), &mut out);
+        let e: Vec<bool> = out.iter().map(|p| p.ece).collect();
+        assert_eq!(e, vec![true, true, false]);
     }
 
     /// XCP echo: an ACK carries the summed feedback of the data it acknowledges, so a

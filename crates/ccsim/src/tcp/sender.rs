@@ -29,9 +29,9 @@
 //! The RFC 6675 scoreboard is in `scoreboard.rs`, once-per-RTT rounds in `round.rs`.
 
 use crate::cc::{
-    Ack, CaState, Congestion, CongestionControl, CongestionKind, Round, RttStats, Window,
+    Ack, CaState, Congestion, CongestionControl, CongestionKind, EcnStyle, Round, RttStats, Window,
 };
-use crate::packet::{Packet, PktKind, XcpHeader};
+use crate::packet::{Ecn, Packet, PktKind, XcpHeader};
 use crate::tcp::pacer::{Pacer, PacingMode};
 use crate::tcp::round::RoundTracker;
 use crate::tcp::rtt::RttEstimator;
@@ -143,6 +143,9 @@ pub struct Sender {
     recovery_start: Time,
     /// The algorithm wants the XCP congestion header (asked once, not per packet).
     xcp: bool,
+    /// The ECN codepoint of new data: ECT(0), ECT(1) for L4S (RFC 9331 §4.1), or
+    /// not-ECT when the flow does not use ECN.
+    ect: Ecn,
     /// snd_una at the last timeout: that segment has been resent by the timer.
     rto_una: Option<u64>,
     round: RoundTracker,
@@ -168,6 +171,15 @@ impl Sender {
         let rtt = RttEstimator::new(cfg.min_rto, cfg.max_rto, cfg.initial_rto);
         let pacing = cfg.pacing;
         let xcp = cc.xcp();
+        let ect = match cc.ecn() {
+            EcnStyle::Classic if cfg.ecn => Ecn::Ect0,
+            EcnStyle::Classic => Ecn::NotEct,
+            // RFC 8257 §3.1: DCTCP is always ECN-capable.
+            EcnStyle::Dctcp => Ecn::Ect0,
+            EcnStyle::L4s => Ecn::Ect1,
+        };
+        let mut cfg = cfg;
+        cfg.ecn = ect != Ecn::NotEct;
         Sender {
             win: Window::new(cfg.init_cwnd, cfg.init_ssthresh),
             cfg,
@@ -195,6 +207,7 @@ impl Sender {
             cwr_pending: false,
             recovery_start: Time::ZERO,
             xcp,
+            ect,
             rto_una: None,
             round: RoundTracker::default(),
             cwnd_use: CwndUse::default(),
@@ -297,7 +310,7 @@ impl Sender {
         }
         // RFC 3168 §6.1.5: retransmissions are not ECN-capable.
         if self.cfg.ecn && !retx {
-            p.ect = true;
+            p.ecn = self.ect;
             if self.cwr_pending {
                 p.cwr = true;
                 self.cwr_pending = false;
@@ -410,7 +423,7 @@ impl Sender {
         }
         let sack = self.cfg.recovery == Recovery::Sack;
         if a > self.snd_una {
-            self.on_new_ack(a, ack.ts_ecr, ack.xcp(), now, out);
+            self.on_new_ack(a, ack, now, out);
             if sack {
                 self.sb
                     .update(ack.sack_blocks(), self.snd_una, self.high_tx);
@@ -441,14 +454,8 @@ impl Sender {
         self.cwr_pending = true;
     }
 
-    fn on_new_ack(
-        &mut self,
-        a: u64,
-        ts_ecr: Time,
-        xcp: Option<XcpHeader>,
-        now: Time,
-        out: &mut Vec<Packet>,
-    ) {
+    fn on_new_ack(&mut self, a: u64, pkt: &Packet, now: Time, out: &mut Vec<Packet>) {
+        let (ts_ecr, xcp) = (pkt.ts_ecr, pkt.xcp());
         let cwnd_limited = self.cwnd_limited();
         let acked = a - self.snd_una;
         // RTT sample: the timestamp echo (RFC 7323 §4.3), or the timed segment (Karn).
@@ -527,6 +534,7 @@ impl Sender {
                     rate: None,
                     xcp_feedback: xcp
                         .map(|h| h.feedback as f64 / (self.cfg.mss + self.cfg.header) as f64),
+                    ece: pkt.ece && self.cfg.ecn,
                 };
                 let before = self.win.cwnd;
                 self.cc.on_ack(&mut self.win, &ack);
