@@ -1,0 +1,63 @@
+"""Instructions per `ccsim bench` configuration under two builds, counted by callgrind.
+
+    python benches/callgrind_compare.py OLD_BIN NEW_BIN [--scale 0.2] [--only B,C]
+
+OLD_BIN and NEW_BIN are `run_scenario` examples built from the two commits
+(`cargo build --release --example run_scenario -p ccsim`, fat LTO as the wheel).
+Every configuration of `ccsim.bench` (and the fluid one) is written at `--scale` of its
+duration to a temporary directory and run once under each build; the table gives the
+instruction counts and their ratio.
+
+Why instructions: on a shared or virtual machine wall clock varies by tens of per cent
+between identical runs, while callgrind's count repeats exactly for the same binary and
+input whatever else the machine does. Report it beside an interleaved wall-clock run
+(`ccsim bench`) where the machine is quiet enough for that to mean something.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+
+from ccsim.bench import CONFIGS, FLUID_SINGLE_S, fluid_scenario
+
+
+def instructions(binary: str, scenario: Path) -> int:
+    out = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", binary, str(scenario)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    m = re.search(r"Collected : (\d+)", out.stderr)
+    if m is None:
+        raise RuntimeError(f"no callgrind total for {scenario}:\n{out.stderr[-2000:]}")
+    return int(m.group(1))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("old")
+    ap.add_argument("new")
+    ap.add_argument("--scale", type=float, default=0.2)
+    ap.add_argument("--only", default="", help="comma-separated configs (default: all)")
+    a = ap.parse_args()
+    wanted = {k for k in a.only.split(",") if k}
+    scenarios = {k: c.scenario(a.scale) for k, c in CONFIGS.items()}
+    scenarios["fluid"] = fluid_scenario(FLUID_SINGLE_S * a.scale)
+    print(f"{'config':8} {'old':>14} {'new':>14} {'new/old':>8}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for key, text in scenarios.items():
+            if wanted and key not in wanted:
+                continue
+            path = Path(tmp) / f"{key}.toml"
+            path.write_text(text)
+            old, new = instructions(a.old, path), instructions(a.new, path)
+            print(f"{key:8} {old:14d} {new:14d} {new / old:8.4f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
