@@ -363,17 +363,26 @@ def drop_events(tc_rows, t_lo, t_hi, gap):
     return events
 
 
-def reductions(rows, t_lo, t_hi):
-    """CUBIC/Reno window reductions from ss: ssthresh changes.  -> list of (t, cwnd_before, ssthresh_after)."""
+def reductions(rows, t_lo, t_hi, merge_s):
+    """Window reductions from ss samples -> list of (t, cwnd_before, ssthresh_after).
+
+    Linux lowers cwnd only on loss (CA_Recovery with PRR, or CA_Loss after an RTO) at these
+    settings, so a reduction starts at the first sample whose cwnd is below the previous one;
+    further decreases within merge_s (the recovery, PRR takes about one RTT) belong to it.
+    cwnd_before is the last sample before the decrease; ssthresh_after is the ssthresh of the
+    first decreased sample (set when recovery starts).  ssthresh changes alone are not used:
+    Reno's steady state repeats the same ssthresh every cycle.
+    """
     out = []
     prev = None
+    last_start = -1e9
     for r in rows:
-        if "ssthresh" in r and prev is not None and "ssthresh" in prev and r["ssthresh"] != prev["ssthresh"] \
-                and t_lo <= r["t"] <= t_hi:
-            out.append((r["t"], prev["cwnd"], r["ssthresh"]))
-        elif "ssthresh" in r and (prev is None or "ssthresh" not in prev) and t_lo <= r["t"] <= t_hi:
-            # first reduction after slow start (ssthresh appears)
-            out.append((r["t"], prev["cwnd"] if prev else r["cwnd"], r["ssthresh"]))
+        if prev is not None and r["cwnd"] < prev["cwnd"] and t_lo <= r["t"] <= t_hi:
+            if r["t"] - last_start > merge_s:
+                out.append((r["t"], prev["cwnd"], r.get("ssthresh", 0)))
+                last_start = r["t"]
+            else:
+                last_start = r["t"]  # extend the event while cwnd keeps falling
         prev = r
     return out
 
@@ -390,7 +399,11 @@ def analyze_run(d):
     a, b = win[0], win[-1]
     T = b[0] - a[0]
     sent_b, sent_p, drops = b[1] - a[1], b[2] - a[2], b[3] - a[3]
-    ev = drop_events(tc, a[0], b[0], rtt_s)
+    # one congestion event: drops closer than twice the largest RTT (base RTT + full-buffer drain
+    # time): a sender keeps growing its window for about one RTT after the first drop, and its
+    # reduction reaches the queue after up to one more (and samples are --interval apart)
+    gap = 2 * (rtt_s + meta["buf_pkts"] * WIRE * 8 / rate_bps)
+    ev = drop_events(tc, a[0], b[0], gap)
     backlog = [r[5] for r in win]
     bq = sorted(backlog)
     row = {
@@ -429,13 +442,24 @@ def analyze_run(d):
         row[f"share_{c}"] = sum(x for x, f in zip(thr, fl) if f == c) / tot if tot else ""
     # window reductions (per flow) for loss-based flows
     epochs, betas = [], []
+    per = {}
     for p, c in zip(meta["ports"], fl):
         if c not in ("cubic", "reno"):
             continue
-        red = reductions(ser[p], lo, hi)
-        betas += [s / cw for _, cw, s in red if cw]
-        epochs += [red[i + 1][0] - red[i][0] for i in range(len(red) - 1)]
+        red = reductions(ser[p], lo, hi, max(0.2, 3 * rtt_s))
+        b_ = [s / cw for _, cw, s in red if cw]
+        e_ = [red[i + 1][0] - red[i][0] for i in range(len(red) - 1)]
+        betas += b_
+        epochs += e_
+        per.setdefault(c, ([], []))
+        per[c][0].extend(b_)
+        per[c][1].extend(e_)
+    for c, (b_, e_) in per.items():
+        if len(per) > 1:  # mixes: per algorithm as well
+            row[f"beta_{c}"] = statistics.fmean(b_) if b_ else ""
+            row[f"epoch_{c}_s"] = statistics.fmean(e_) if e_ else ""
     row["reductions"] = len(betas)
+    row["drops_per_reduction"] = drops / len(betas) if betas else ""
     row["epoch_mean_s"] = statistics.fmean(epochs) if epochs else ""
     row["beta_mean"] = statistics.fmean(betas) if betas else ""
     rtts = [r["rtt"] for p in meta["ports"] for r in ser[p] if lo <= r["t"] <= hi and "rtt" in r]
@@ -492,16 +516,18 @@ def verify(args):
             teardown()
         print(rtt, res[f"ping_rtt{rtt}"], flush=True)
     # throughput: 50 Mb/s bottleneck, 100 ms RTT, buffer 4 BDP (no drops expected after start-up)
-    for rate, rtt in ((50, 100), (20, 50)):
+    # and headroom: one BBR flow (keeps the queue short) through a 200 Mb/s bottleneck
+    for rate, rtt, cc in ((50, 100, "cubic"), (20, 50, "cubic"), (200, 50, "bbr")):
         bdp = round(rate * 1e6 * rtt / 1e3 / 8 / WIRE)
-        name = f"verify_{rate}m_{rtt}ms"
-        d = run_one(name, ["cubic"], rate, rtt, 4 * bdp, 30, 10)
+        name = f"verify_{rate}m_{rtt}ms_{cc}"
+        d = run_one(name, [cc], rate, rtt, 4 * bdp, 30, 10)
         row = analyze_run(d)
         res[name] = {k: row[k] for k in ("utilization", "loss_rate", "drops", "srtt_mean_ms",
                                          "queue_mean_pkts", "flow_goodput_mbit", "nfq_queue_dropped",
                                          "nfq_user_dropped", "nfq_max_late_us")}
         res[name]["nfq"] = json.load(open(os.path.join(d, "meta.json")))["nfq"]
         res[name]["buf_pkts"] = 4 * bdp
+        res[name]["cc"] = cc
         print(name, res[name], flush=True)
     with open(os.path.join(HERE, "verify.json"), "w") as f:
         json.dump(res, f, indent=1)
@@ -599,8 +625,9 @@ def analyze(args):
         w.writeheader()
         w.writerows(rows)
     # aggregate per point: mean, sd, min, max of the numeric metrics
-    metrics = ["utilization", "loss_rate", "drops_per_event", "event_interval_s", "queue_mean_pkts",
-               "queue_p95_pkts", "jain", "epoch_mean_s", "beta_mean", "srtt_mean_ms", "share_reno",
+    metrics = ["utilization", "loss_rate", "drops_per_event", "drops_per_reduction", "retrans_segs", "event_interval_s", "queue_mean_pkts",
+               "queue_p95_pkts", "jain", "epoch_mean_s", "beta_mean", "epoch_cubic_s", "beta_cubic",
+               "epoch_reno_s", "beta_reno", "srtt_mean_ms", "share_reno",
                "share_cubic", "share_bbr"]
     const = ["kind", "cc_mix", "n_flows", "rate_mbit", "rtt_ms", "buf_pkts", "buf_bdp", "dur_s", "warm_s",
              "ccsim_rate_bps", "ccsim_access_delay_ms", "ccsim_bottleneck_delay_ms", "ccsim_buffer_pkts",
@@ -608,8 +635,15 @@ def analyze(args):
     pts = {}
     for r in rows:
         pts.setdefault(r["point"], []).append(r)
+    order = {"buffer": 0, "share": 1, "bbr": 2}
+
+    def key(item):
+        r = item[1][0]
+        return (-float(r["rate_mbit"]) if False else float(r["rate_mbit"]), float(r["rtt_ms"]),
+                order.get(r.get("kind", ""), 9), r["cc_mix"].split("+")[0], int(r["n_flows"]),
+                r["cc_mix"], int(r["buf_pkts"]))
     out = []
-    for p, rs in pts.items():
+    for p, rs in sorted(pts.items(), key=key):
         a = {"point": p, "reps": len(rs)}
         for k in const:
             a[k] = rs[0].get(k, "")
@@ -633,7 +667,71 @@ def analyze(args):
         w.writerows(out)
     with open(os.path.join(HERE, "summary.json"), "w") as f:
         json.dump(out, f, indent=1)
+    sdir = os.path.join(HERE, "scenarios")
+    os.makedirs(sdir, exist_ok=True)
+    for a in out:
+        with open(os.path.join(sdir, f"{a['point']}.toml"), "w") as f:
+            f.write(scenario_toml(a))
     print(f"{len(rows)} runs, {len(out)} points")
+
+
+def scenario_toml(a):
+    """The equivalent ccsim scenario of one measured point (dumbbell, drop-tail in packets)."""
+    from collections import Counter
+    rtt = a["rtt_ms"]
+    ip_rate = a["rate_mbit"] * 1e6 * (WIRE - 14) / WIRE
+    lines = [
+        f"# Linux testbed point {a['point']} (validation/linux/summary.csv): {a['cc_mix']},",
+        f"# {a['rate_mbit']} Mb/s HTB (counts 1514-byte frames) = {ip_rate / 1e6:.4f} Mb/s of 1500-byte IP",
+        f"# packets, RTT {rtt} ms, pfifo {a['buf_pkts']} packets ({a['buf_bdp']} BDP), all flows start at 0 s.",
+        f'name = "linux-{a["point"]}"',
+        "seed = 1",
+        f'duration = "{a["dur_s"]}s"',
+        f'warmup = "{a["warm_s"]}s"',
+        'sample_interval = "20ms"',
+        "",
+        "[topology]",
+        'kind = "dumbbell"',
+        f'bottleneck_rate = "{ip_rate / 1e6:.4f}Mbps"',
+        f'bottleneck_delay = "{rtt / 2 - 1:g}ms"   # + 2 x 0.5 ms access = RTT/2 one way',
+        'access_rate = "1Gbps"',
+        'access_delay = "0.5ms"',
+        f'buffer = "{a["buf_pkts"]}pkt"',
+        'queue = "droptail"',
+        "",
+        "[tcp]",
+        'profile = "linux"',
+        'mss = "1448B"',
+    ]
+    for cc, n in Counter(a["ccsim_flows"].split()).items():
+        lines += ["", "[[flows]]", f"count = {n}", f'cc = "{cc}"', 'start = "0s"']
+    return "\n".join(lines) + "\n"
+
+
+def table(args):
+    """Markdown tables of summary.csv (mean ± sd over repetitions)."""
+    rows = list(csv.DictReader(open(os.path.join(HERE, "summary.csv"))))
+
+    def ms(r, k, fmt="{:.3f}"):
+        if not r.get(f"{k}_mean"):
+            return "—"
+        m, sd = float(r[f"{k}_mean"]), float(r[f"{k}_sd"])
+        return (fmt + " ± " + fmt).format(m, sd)
+    print("| point | flows | buffer (pkt, BDP) | reps | utilization | loss rate | drops/event | "
+          "event interval (s) | epoch (s) | β | mean queue (pkt) | srtt (ms) | shares |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        sh_ = " ".join(f"{c}:{ms(r, 'share_' + c, '{:.2f}')}" for c in ("reno", "cubic", "bbr")
+                       if r.get(f"share_{c}_mean") and r["n_flows"] != "1" and len(set(r["cc_mix"].split("+"))) > 1)
+        if not sh_ and r["n_flows"] != "1":
+            sh_ = "Jain " + ms(r, "jain", "{:.3f}")
+        from collections import Counter
+        mix = " + ".join(f"{n}×{c}" if n > 1 else c for c, n in Counter(r["cc_mix"].split("+")).items())
+        print(f"| {r['rate_mbit']}M/{r['rtt_ms']}ms | {mix} | {r['buf_pkts']} ({r['buf_bdp']}) | "
+              f"{r['reps']} | {ms(r, 'utilization')} | {ms(r, 'loss_rate', '{:.5f}')} | "
+              f"{ms(r, 'drops_per_event', '{:.2f}')} | {ms(r, 'event_interval_s', '{:.2f}')} | "
+              f"{ms(r, 'epoch_mean_s', '{:.2f}')} | {ms(r, 'beta_mean', '{:.3f}')} | "
+              f"{ms(r, 'queue_mean_pkts', '{:.1f}')} | {ms(r, 'srtt_mean_ms', '{:.1f}')} | {sh_} |")
 
 
 def main():
@@ -654,7 +752,12 @@ def main():
     c.add_argument("--reps", type=int, default=3)
     c.add_argument("--budget-s", type=float, default=0)
     sub.add_parser("analyze")
+    sub.add_parser("table")
     args = ap.parse_args()
+    if args.cmd == "analyze":  # reads raw/ only: never touches namespaces
+        return analyze(args)
+    if args.cmd == "table":
+        return table(args)
     if os.geteuid() != 0:
         sys.exit("needs root (network namespaces)")
     build_nfq()
@@ -664,6 +767,7 @@ def main():
         teardown()
         sys.exit(1)
     signal.signal(signal.SIGTERM, on_sig)
+    signal.signal(signal.SIGINT, on_sig)
     try:
         if args.cmd == "verify":
             verify(args)
@@ -673,8 +777,6 @@ def main():
             print(json.dumps(analyze_run(d), indent=1))
         elif args.cmd == "campaign":
             campaign(args)
-        elif args.cmd == "analyze":
-            analyze(args)
     finally:
         teardown()
 
