@@ -726,11 +726,16 @@ def table(args):
         if not sh_ and r["n_flows"] != "1":
             sh_ = "Jain " + ms(r, "jain", "{:.3f}")
         from collections import Counter
+        if r.get("beta_cubic_mean") and r.get("beta_reno_mean"):  # reno + cubic: per algorithm
+            ep = f"R {ms(r, 'epoch_reno_s', '{:.2f}')}, C {ms(r, 'epoch_cubic_s', '{:.2f}')}"
+            be = f"R {ms(r, 'beta_reno', '{:.3f}')}, C {ms(r, 'beta_cubic', '{:.3f}')}"
+        else:
+            ep, be = ms(r, "epoch_mean_s", "{:.2f}"), ms(r, "beta_mean", "{:.3f}")
         mix = " + ".join(f"{n}×{c}" if n > 1 else c for c, n in Counter(r["cc_mix"].split("+")).items())
         print(f"| {r['rate_mbit']}M/{r['rtt_ms']}ms | {mix} | {r['buf_pkts']} ({r['buf_bdp']}) | "
               f"{r['reps']} | {ms(r, 'utilization')} | {ms(r, 'loss_rate', '{:.5f}')} | "
               f"{ms(r, 'drops_per_event', '{:.2f}')} | {ms(r, 'event_interval_s', '{:.2f}')} | "
-              f"{ms(r, 'epoch_mean_s', '{:.2f}')} | {ms(r, 'beta_mean', '{:.3f}')} | "
+              f"{ep} | {be} | "
               f"{ms(r, 'queue_mean_pkts', '{:.1f}')} | {ms(r, 'srtt_mean_ms', '{:.1f}')} | {sh_} |")
 
 
