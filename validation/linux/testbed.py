@@ -552,6 +552,11 @@ def plan(name):
         for mix in (["reno", "cubic"], ["bbr", "cubic"], ["bbr"]):
             for f in (0.25, 3.0):
                 pts.append(("share" if len(mix) > 1 else "bbr", mix, rate, rtt, b[f], f, dur, warm))
+    elif name == "A2":  # two flows at 0.5 BDP (added after A)
+        rate, rtt, dur, warm = 20, 50, 45, 10
+        b = max(2, round(0.5 * bdp_pkts(rate, rtt)))
+        for cc in ("reno", "cubic"):
+            pts.append(("buffer", [cc] * 2, rate, rtt, b, 0.5, dur, warm))
     elif name == "B":
         rate, rtt, dur, warm = 50, 100, 60, 15
         bdp = bdp_pkts(rate, rtt)
