@@ -1,0 +1,795 @@
+#!/usr/bin/env python3
+"""Real-Linux reference testbed for ccsim's linux TCP profile (issue 15, item 4).
+
+Topology (four network namespaces, veth pairs, all offloads off):
+
+    snd --- rtr ==[HTB rate R, pfifo limit B packets]==> dly --- rcv
+                                                       (NFQUEUE hold D/2 each way)
+
+* snd runs iperf3 clients (-C reno|cubic|bbr), rcv runs iperf3 servers.
+* rtr: egress towards dly is the bottleneck: HTB class (rate = ceil = R) with a
+  pfifo child of B packets.  Nothing else queues (veths are noqueue).
+* dly: every forwarded packet (both directions) goes to NFQUEUE 0 and is held
+  D/2 by nfq_delay (constant delay, FIFO, no drops), so RTT = D + ~0.1 ms.
+* sampling: `ss -tin` in snd and `tc -s qdisc` in rtr every --interval seconds.
+
+Every run is bounded by timeouts, and the namespaces, qdiscs and processes are
+removed in a finally block (and on SIGTERM/SIGINT).  Nothing is reachable from
+outside: the namespaces have no link to the host.
+
+Usage (root):
+    python3 testbed.py verify                  # delay program and HTB checks
+    python3 testbed.py run --cc cubic --flows 1 --rate 20 --rtt 50 --buf 41 --dur 45
+    python3 testbed.py campaign --plan A       # the committed measurement plan
+    python3 testbed.py analyze                 # runs.csv + summary.csv from raw/
+"""
+import argparse
+import csv
+import gzip
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NFQ_SRC = os.path.join(HERE, "nfq_delay.c")
+NFQ_BIN = "/tmp/ccsim-linux-testbed/nfq_delay"
+RAW = os.environ.get("LT_RAW", "/tmp/ccsim-linux-testbed/raw")
+PREFIX = "ccsimlt-"
+NS = {k: PREFIX + k for k in ("snd", "rtr", "dly", "rcv")}
+RCV_ADDR = "10.77.3.2"
+WIRE = 1514  # bytes per full-sized packet as HTB and tc count it (1448 + 52 + 14)
+MSS = 1448
+
+SYSCTLS_SND = {  # set in the sender namespace (per-netns values)
+    "net.ipv4.tcp_no_metrics_save": "1",
+    "net.ipv4.tcp_sack": "1",
+    "net.ipv4.tcp_timestamps": "1",
+    "net.ipv4.tcp_ecn": "2",
+}
+RECORD_SYSCTLS = [
+    "net.ipv4.tcp_no_metrics_save", "net.ipv4.tcp_sack", "net.ipv4.tcp_timestamps",
+    "net.ipv4.tcp_ecn", "net.ipv4.tcp_recovery", "net.ipv4.tcp_early_retrans",
+    "net.ipv4.tcp_frto", "net.ipv4.tcp_wmem", "net.ipv4.tcp_rmem",
+    "net.ipv4.tcp_limit_output_bytes", "net.ipv4.tcp_autocorking",
+    "net.ipv4.tcp_pacing_ss_ratio", "net.ipv4.tcp_pacing_ca_ratio",
+    "net.ipv4.tcp_min_tso_segs", "net.ipv4.tcp_slow_start_after_idle",
+    "net.ipv4.tcp_adv_win_scale", "net.ipv4.tcp_notsent_lowat",
+    "net.ipv4.tcp_congestion_control", "net.ipv4.tcp_dsack",
+    "net.ipv4.tcp_moderate_rcvbuf", "net.ipv4.tcp_reordering",
+]
+
+_procs = []
+
+
+def sh(cmd, ns=None, check=True, timeout=20, capture=True):
+    if ns:
+        cmd = ["ip", "netns", "exec", ns] + cmd
+    r = subprocess.run(cmd, capture_output=capture, text=True, timeout=timeout)
+    if check and r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: rc={r.returncode} {r.stderr.strip()}")
+    return r.stdout if capture else ""
+
+
+def spawn(cmd, ns=None, **kw):
+    if ns:
+        cmd = ["ip", "netns", "exec", ns] + cmd
+    p = subprocess.Popen(cmd, start_new_session=True, **kw)
+    _procs.append(p)
+    return p
+
+
+def build_nfq():
+    os.makedirs(os.path.dirname(NFQ_BIN), exist_ok=True)
+    if not os.path.exists(NFQ_BIN) or os.path.getmtime(NFQ_BIN) < os.path.getmtime(NFQ_SRC):
+        sh(["gcc", "-O2", "-Wall", "-o", NFQ_BIN, NFQ_SRC, "-lnetfilter_queue", "-lnfnetlink"])
+
+
+def teardown():
+    for p in _procs:
+        if p.poll() is None:
+            try:
+                os.killpg(p.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+    for p in _procs:
+        try:
+            p.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            p.wait(timeout=5)
+    _procs.clear()
+    for ns in NS.values():
+        if os.path.exists(f"/run/netns/{ns}"):
+            # kill anything still left inside the namespace (only our processes live there)
+            pids = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True).stdout.split()
+            for pid in pids:
+                try:
+                    os.kill(int(pid), signal.SIGKILL)
+                except (ProcessLookupError, ValueError):
+                    pass
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+def setup(rate_mbit, rtt_ms, buf_pkts, nfq_maxlen=65536, htb_burst=None):
+    """Build the four namespaces.  Returns the nfq_delay Popen."""
+    teardown()
+    for ns in NS.values():
+        sh(["ip", "netns", "add", ns])
+    links = [("snd", "s0", "rtr", "r0"), ("rtr", "r1", "dly", "d0"), ("dly", "d1", "rcv", "v0")]
+    addrs = {"s0": "10.77.1.1/24", "r0": "10.77.1.2/24", "r1": "10.77.2.1/24",
+             "d0": "10.77.2.2/24", "d1": "10.77.3.1/24", "v0": "10.77.3.2/24"}
+    for a, ia, b, ib in links:
+        sh(["ip", "link", "add", ia, "netns", NS[a], "type", "veth", "peer", "name", ib, "netns", NS[b]])
+    for n in NS.values():
+        sh(["ip", "link", "set", "lo", "up"], ns=n)
+        sh(["sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1"], ns=n)
+        sh(["sysctl", "-q", "-w", "net.ipv6.conf.default.disable_ipv6=1"], ns=n)
+    nsof = {ia: a for a, ia, _, _ in links} | {ib: b for _, _, b, ib in links}
+    for ifc, ns in nsof.items():
+        sh(["ip", "addr", "add", addrs[ifc], "dev", ifc], ns=NS[ns])
+        sh(["ip", "link", "set", ifc, "up"], ns=NS[ns])
+        # all offloads off (veth offers tso/gso/gro/tx-checksumming...; lro is fixed off)
+        sh(["ethtool", "-K", ifc, "tso", "off", "gso", "off", "gro", "off"], ns=NS[ns], check=False)
+        sh(["ethtool", "-K", ifc, "lro", "off"], ns=NS[ns], check=False)
+        sh(["ethtool", "-K", ifc, "tx-checksumming", "off", "rx-checksumming", "off", "sg", "off"],
+           ns=NS[ns], check=False)
+    sh(["ip", "route", "add", "default", "via", "10.77.1.2"], ns=NS["snd"])
+    sh(["ip", "route", "add", "10.77.3.0/24", "via", "10.77.2.2"], ns=NS["rtr"])
+    sh(["ip", "route", "add", "10.77.1.0/24", "via", "10.77.2.1"], ns=NS["dly"])
+    sh(["ip", "route", "add", "default", "via", "10.77.3.1"], ns=NS["rcv"])
+    for n in ("rtr", "dly"):
+        sh(["sysctl", "-q", "-w", "net.ipv4.ip_forward=1"], ns=NS[n])
+    for k, v in SYSCTLS_SND.items():
+        for n in ("snd", "rcv"):
+            sh(["sysctl", "-q", "-w", f"{k}={v}"], ns=NS[n])
+    # bottleneck: HTB + pfifo at rtr egress towards dly
+    burst = htb_burst or 2 * WIRE
+    sh(["tc", "qdisc", "add", "dev", "r1", "root", "handle", "1:", "htb", "default", "1"], ns=NS["rtr"])
+    sh(["tc", "class", "add", "dev", "r1", "parent", "1:", "classid", "1:1", "htb",
+        "rate", f"{rate_mbit}mbit", "ceil", f"{rate_mbit}mbit",
+        "burst", str(burst), "cburst", str(burst), "quantum", str(WIRE)], ns=NS["rtr"])
+    sh(["tc", "qdisc", "add", "dev", "r1", "parent", "1:1", "handle", "10:", "pfifo",
+        "limit", str(buf_pkts)], ns=NS["rtr"])
+    # delay hop: NFQUEUE every forwarded packet (both directions), held rtt/2
+    sh(["iptables", "-A", "FORWARD", "-j", "NFQUEUE", "--queue-num", "0"], ns=NS["dly"])
+    # SCHED_FIFO so that other load on the machine does not delay releases
+    nfq = spawn(["chrt", "-f", "50", NFQ_BIN, "0", str(int(rtt_ms * 1000 / 2)), str(nfq_maxlen)], ns=NS["dly"],
+                stderr=open(os.path.join(RAW, "_nfq.log"), "w"))
+    time.sleep(0.3)
+    if nfq.poll() is not None:
+        raise RuntimeError("nfq_delay did not start")
+    return nfq
+
+
+def nfq_proc_counters():
+    """/proc/net/netfilter/nfnetlink_queue in dly: queue_total, dropped, user_dropped."""
+    out = sh(["cat", "/proc/net/netfilter/nfnetlink_queue"], ns=NS["dly"], check=False)
+    f = out.split()
+    if len(f) < 9:
+        return {}
+    return {"queue_total": int(f[2]), "queue_dropped": int(f[5]), "user_dropped": int(f[6])}
+
+
+def stop_nfq(nfq):
+    counters = nfq_proc_counters()
+    os.killpg(nfq.pid, signal.SIGTERM)
+    nfq.wait(timeout=5)
+    log = open(os.path.join(RAW, "_nfq.log")).read()
+    m = re.search(r"packets (\d+) max_late_us ([\d.]+) mean_late_us ([\d.]+) max_held (\d+) "
+                  r"late_over_1ms (\d+) late_over_5ms (\d+)", log)
+    if m:
+        counters.update(packets=int(m[1]), max_late_us=float(m[2]), mean_late_us=float(m[3]),
+                        max_held=int(m[4]), late_over_1ms=int(m[5]), late_over_5ms=int(m[6]))
+    return counters
+
+
+def record_sysctls():
+    out = {}
+    for k in RECORD_SYSCTLS:
+        out[k] = sh(["sysctl", "-n", k], ns=NS["snd"], check=False).strip().replace("\t", " ")
+    out["net.core.default_qdisc(host)"] = open("/proc/sys/net/core/default_qdisc").read().strip()
+    out["kernel"] = os.uname().release
+    out["snd_qdisc"] = sh(["tc", "qdisc", "show", "dev", "s0"], ns=NS["snd"]).strip()
+    out["offloads_s0"] = " ".join(
+        l.strip() for l in sh(["ethtool", "-k", "s0"], ns=NS["snd"]).splitlines()
+        if re.match(r"\s*(tcp-segmentation-offload|generic-segmentation-offload|"
+                    r"generic-receive-offload|large-receive-offload):", l))
+    out["iperf3"] = subprocess.run(["iperf3", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    return out
+
+
+# ---------------------------------------------------------------- one run
+
+def run_one(name, flows, rate, rtt, buf, dur, warm, interval=0.02, tail=3.0):
+    """flows: list of cc names, one iperf3 client per flow, all started together."""
+    os.makedirs(RAW, exist_ok=True)
+    d = os.path.join(RAW, name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    meta = dict(name=name, flows=flows, rate_mbit=rate, rtt_ms=rtt, buf_pkts=buf, dur_s=dur,
+                warm_s=warm, interval_s=interval, mss=MSS, wire_bytes=WIRE)
+    try:
+        nfq = setup(rate, rtt, buf)
+        meta["sysctls"] = record_sysctls()
+        ports = [5201 + i for i in range(len(flows))]
+        for p in ports:
+            spawn(["iperf3", "-s", "-1", "-p", str(p)], ns=NS["rcv"],
+                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(0.5)
+        total = dur + 3
+        smp = [
+            spawn(["nice", "-n", "5", sys.executable, os.path.join(HERE, "sampler.py"), str(interval), str(total),
+                   os.path.join(d, "ss.txt"), "ss", "-tinH", "state", "established", "dst", RCV_ADDR],
+                  ns=NS["snd"]),
+            spawn(["nice", "-n", "5", sys.executable, os.path.join(HERE, "sampler.py"), str(interval), str(total),
+                   os.path.join(d, "tc.txt"), "tc", "-s", "qdisc", "show", "dev", "r1"], ns=NS["rtr"]),
+        ]
+        time.sleep(0.3)
+        t0 = time.monotonic()
+        cl = []
+        for i, (cc, p) in enumerate(zip(flows, ports)):
+            cl.append(spawn(["timeout", str(dur + 15), "iperf3", "-c", RCV_ADDR, "-p", str(p),
+                             "-t", str(dur), "-C", cc, "-J", "--connect-timeout", "3000"],
+                            ns=NS["snd"], stdout=open(os.path.join(d, f"iperf{i}.json"), "w"),
+                            stderr=subprocess.STDOUT))
+        meta["t0"] = t0
+        for c in cl:
+            c.wait(timeout=dur + 20)
+        for s in smp:
+            s.wait(timeout=10)
+        meta["nfq"] = stop_nfq(nfq)
+        meta["iperf_rc"] = [c.returncode for c in cl]
+    finally:
+        teardown()
+    meta["ports"] = [5201 + i for i in range(len(flows))]
+    with open(os.path.join(d, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+    return d
+
+
+# ---------------------------------------------------------------- parsing
+
+def parse_samples(path):
+    t, buf = None, []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("@@ "):
+                if t is not None:
+                    yield t, "".join(buf)
+                t, buf = float(line[3:]), []
+            else:
+                buf.append(line)
+    if t is not None:
+        yield t, "".join(buf)
+
+
+def parse_tc(path):
+    """-> list of (t, sent_bytes, sent_pkts, dropped, backlog_bytes, backlog_pkts) for the pfifo."""
+    rows = []
+    for t, txt in parse_samples(path):
+        m = re.search(r"qdisc pfifo 10:.*?Sent (\d+) bytes (\d+) pkt \(dropped (\d+), overlimits \d+ "
+                      r"requeues \d+\)\s+backlog (\d+)b (\d+)p", txt, re.S)
+        if m:
+            rows.append((t,) + tuple(int(x) for x in m.groups()))
+    return rows
+
+
+SS_RE = {k: re.compile(p) for k, p in {
+    "cwnd": r"\bcwnd:(\d+)", "ssthresh": r"\bssthresh:(\d+)", "rtt": r"\brtt:([\d.]+)/",
+    "bytes_acked": r"\bbytes_acked:(\d+)", "retrans": r"\bretrans:\d+/(\d+)",
+    "unacked": r"\bunacked:(\d+)", "pacing": r"\bpacing_rate (\S+)", "minrtt": r"\bminrtt:([\d.]+)",
+    "lost": r"\blost:(\d+)"}.items()}
+
+
+def parse_ss(path):
+    """-> list of dict(t, dport, cwnd, ssthresh, rtt, bytes_acked, ...).  Entries with -H: one line
+    per socket ('ESTAB ... 10.77.1.1:port 10.77.3.2:5201 \\n\\t cubic wscale...') -> join pairs."""
+    out = []
+    for t, txt in parse_samples(path):
+        lines = txt.splitlines()
+        i = 0
+        while i < len(lines):
+            l = lines[i]
+            m = re.search(r"10\.77\.3\.2:(\d+)", l)
+            if m and i + 1 < len(lines):
+                info = lines[i + 1]
+                i += 2
+            elif m:
+                info = l
+                i += 1
+            else:
+                i += 1
+                continue
+            if "cwnd:" not in info and "cwnd:" in l:
+                info = l
+            r = {"t": t, "dport": int(m[1])}
+            for k, rx in SS_RE.items():
+                mm = rx.search(info)
+                if mm:
+                    r[k] = mm[1] if k == "pacing" else float(mm[1])
+            out.append(r)
+    return out
+
+
+def flow_series(ss_rows, ports):
+    """Per port, the data connection (the one with the most bytes acked)."""
+    series = {}
+    for p in ports:
+        rows = [r for r in ss_rows if r["dport"] == p and "cwnd" in r]
+        # two sockets per port (control + data); keep samples of the one that ends with most bytes
+        by_peer = {}
+        for r in rows:
+            by_peer.setdefault(r.get("_k", 0), []).append(r)
+        # control connection never reaches 64 kB acked; keep rows with bytes_acked > 64 kB or cwnd > 10
+        data = [r for r in rows if r.get("bytes_acked", 0) > 65536 or r.get("unacked", 0) > 2]
+        series[p] = data
+    return series
+
+
+def value_at(rows, t, key):
+    """Last sample at or before t (rows sorted by t)."""
+    v = None
+    for r in rows:
+        if r["t"] > t:
+            break
+        if key in r:
+            v = r[key]
+    return v
+
+
+def drop_events(tc_rows, t_lo, t_hi, gap):
+    """Group drop increments into events: increments separated by less than `gap` s join one."""
+    events = []
+    prev = None
+    for r in tc_rows:
+        if prev is not None and t_lo <= r[0] <= t_hi and r[3] > prev[3]:
+            n = r[3] - prev[3]
+            if events and r[0] - events[-1]["t_last"] < gap:
+                events[-1]["drops"] += n
+                events[-1]["t_last"] = r[0]
+            else:
+                events.append({"t": r[0], "t_last": r[0], "drops": n})
+        prev = r
+    return events
+
+
+def reductions(rows, t_lo, t_hi, merge_s):
+    """Window reductions from ss samples -> list of (t, cwnd_before, ssthresh_after).
+
+    Linux lowers cwnd only on loss (CA_Recovery with PRR, or CA_Loss after an RTO) at these
+    settings, so a reduction starts at the first sample whose cwnd is below the previous one;
+    further decreases within merge_s (the recovery, PRR takes about one RTT) belong to it.
+    cwnd_before is the last sample before the decrease; ssthresh_after is the ssthresh of the
+    first decreased sample (set when recovery starts).  ssthresh changes alone are not used:
+    Reno's steady state repeats the same ssthresh every cycle.
+    """
+    out = []
+    prev = None
+    last_start = -1e9
+    for r in rows:
+        if prev is not None and r["cwnd"] < prev["cwnd"] and t_lo <= r["t"] <= t_hi:
+            if r["t"] - last_start > merge_s:
+                out.append((r["t"], prev["cwnd"], r.get("ssthresh", 0)))
+                last_start = r["t"]
+            else:
+                last_start = r["t"]  # extend the event while cwnd keeps falling
+        prev = r
+    return out
+
+
+def analyze_run(d):
+    meta = json.load(open(os.path.join(d, "meta.json")))
+    t0, warm, dur = meta["t0"], meta["warm_s"], meta["dur_s"]
+    lo, hi = t0 + warm, t0 + dur - 1.0
+    tc = parse_tc(os.path.join(d, "tc.txt"))
+    ss = parse_ss(os.path.join(d, "ss.txt"))
+    rate_bps = meta["rate_mbit"] * 1e6
+    rtt_s = meta["rtt_ms"] / 1e3
+    win = [r for r in tc if lo <= r[0] <= hi]
+    a, b = win[0], win[-1]
+    T = b[0] - a[0]
+    sent_b, sent_p, drops = b[1] - a[1], b[2] - a[2], b[3] - a[3]
+    # one congestion event: drops closer than twice the largest RTT (base RTT + full-buffer drain
+    # time): a sender keeps growing its window for about one RTT after the first drop, and its
+    # reduction reaches the queue after up to one more (and samples are --interval apart)
+    gap = 2 * (rtt_s + meta["buf_pkts"] * WIRE * 8 / rate_bps)
+    ev = drop_events(tc, a[0], b[0], gap)
+    backlog = [r[5] for r in win]
+    bq = sorted(backlog)
+    row = {
+        "run": os.path.basename(d), "cc_mix": "+".join(meta["flows"]), "n_flows": len(meta["flows"]),
+        "rate_mbit": meta["rate_mbit"], "rtt_ms": meta["rtt_ms"], "buf_pkts": meta["buf_pkts"],
+        "dur_s": dur, "warm_s": warm, "window_s": round(T, 3),
+        "utilization": sent_b * 8 / (T * rate_bps),
+        "loss_rate": drops / (sent_p + drops) if sent_p + drops else 0.0,
+        "drops": drops, "pkts_sent": sent_p, "drop_events": len(ev),
+        "drops_per_event": drops / len(ev) if ev else 0.0,
+        "event_interval_s": T / len(ev) if ev else "",
+        "queue_mean_pkts": statistics.fmean(backlog), "queue_p50_pkts": bq[len(bq) // 2],
+        "queue_p95_pkts": bq[int(0.95 * (len(bq) - 1))], "queue_max_pkts": bq[-1],
+    }
+    # per-flow throughput share from bytes_acked (ss) across the window
+    ser = flow_series(ss, meta["ports"])
+    thr = []
+    for i, p in enumerate(meta["ports"]):
+        rows = ser[p]
+        ba0, ba1 = value_at(rows, lo, "bytes_acked"), value_at(rows, hi, "bytes_acked")
+        t_a = [r["t"] for r in rows if r["t"] <= lo]
+        t_b = [r["t"] for r in rows if r["t"] <= hi]
+        if ba0 is None or ba1 is None:
+            thr.append(float("nan"))
+            continue
+        thr.append((ba1 - ba0) * 8 / (t_b[-1] - t_a[-1]) / 1e6)
+    row["flow_goodput_mbit"] = ";".join(f"{x:.3f}" for x in thr)
+    tot = sum(x for x in thr if not math.isnan(x))
+    row["flow_share"] = ";".join(f"{x / tot:.4f}" for x in thr) if tot else ""
+    fl = meta["flows"]
+    jain = tot ** 2 / (len(thr) * sum(x * x for x in thr)) if tot else ""
+    row["jain"] = jain
+    # share by cc (for mixes): fraction of goodput of the first cc in the mix name
+    ccs = sorted(set(fl), key=fl.index)
+    for c in ccs:
+        row[f"share_{c}"] = sum(x for x, f in zip(thr, fl) if f == c) / tot if tot else ""
+    # window reductions (per flow) for loss-based flows
+    epochs, betas = [], []
+    per = {}
+    for p, c in zip(meta["ports"], fl):
+        if c not in ("cubic", "reno"):
+            continue
+        red = reductions(ser[p], lo, hi, max(0.2, 3 * rtt_s))
+        b_ = [s / cw for _, cw, s in red if cw]
+        e_ = [red[i + 1][0] - red[i][0] for i in range(len(red) - 1)]
+        betas += b_
+        epochs += e_
+        per.setdefault(c, ([], []))
+        per[c][0].extend(b_)
+        per[c][1].extend(e_)
+    for c, (b_, e_) in per.items():
+        if len(per) > 1:  # mixes: per algorithm as well
+            row[f"beta_{c}"] = statistics.fmean(b_) if b_ else ""
+            row[f"epoch_{c}_s"] = statistics.fmean(e_) if e_ else ""
+    row["reductions"] = len(betas)
+    row["drops_per_reduction"] = drops / len(betas) if betas else ""
+    row["epoch_mean_s"] = statistics.fmean(epochs) if epochs else ""
+    row["beta_mean"] = statistics.fmean(betas) if betas else ""
+    rtts = [r["rtt"] for p in meta["ports"] for r in ser[p] if lo <= r["t"] <= hi and "rtt" in r]
+    row["srtt_mean_ms"] = statistics.fmean(rtts) if rtts else ""
+    row["retrans_segs"] = sum((value_at(ser[p], hi, "retrans") or 0) - (value_at(ser[p], lo, "retrans") or 0)
+                              for p in meta["ports"])
+    row["nfq_queue_dropped"] = meta.get("nfq", {}).get("queue_dropped", "")
+    row["nfq_user_dropped"] = meta.get("nfq", {}).get("user_dropped", "")
+    row["nfq_max_late_us"] = meta.get("nfq", {}).get("max_late_us", "")
+    row["nfq_mean_late_us"] = meta.get("nfq", {}).get("mean_late_us", "")
+    row["nfq_late_over_1ms"] = meta.get("nfq", {}).get("late_over_1ms", "")
+    # equivalent ccsim scenario parameters
+    row["ccsim_rate_bps"] = int(rate_bps)
+    row["ccsim_access_delay_ms"] = 0.0
+    row["ccsim_bottleneck_delay_ms"] = meta["rtt_ms"] / 2
+    row["ccsim_buffer_pkts"] = meta["buf_pkts"]
+    row["ccsim_flows"] = " ".join(fl)
+    row["ccsim_duration_s"] = dur
+    row["ccsim_warmup_s"] = warm
+    row["ccsim_packet_bytes"] = WIRE
+    row["ccsim_mss"] = MSS
+    # traces for the simulator comparisons (small: t, flow, cwnd, ssthresh, srtt; and queue)
+    with gzip.open(os.path.join(d, "trace_cwnd.csv.gz"), "wt") as f:
+        w = csv.writer(f)
+        w.writerow(["t_s", "flow", "cc", "cwnd", "ssthresh", "srtt_ms", "bytes_acked"])
+        for i, (p, c) in enumerate(zip(meta["ports"], fl)):
+            for r in ser[p]:
+                w.writerow([f"{r['t'] - t0:.3f}", i, c, int(r["cwnd"]), int(r.get("ssthresh", 0)) or "",
+                            r.get("rtt", ""), int(r.get("bytes_acked", 0))])
+    with gzip.open(os.path.join(d, "trace_queue.csv.gz"), "wt") as f:
+        w = csv.writer(f)
+        w.writerow(["t_s", "sent_bytes", "sent_pkts", "dropped", "backlog_pkts"])
+        for r in tc:
+            w.writerow([f"{r[0] - t0:.3f}", r[1], r[2], r[3], r[5]])
+    return row
+
+
+# ---------------------------------------------------------------- verify
+
+def verify(args):
+    """Delay accuracy (ping) and throughput of the delay hop + HTB (one cubic flow, large buffer)."""
+    os.makedirs(RAW, exist_ok=True)
+    res = {}
+    for rtt in (0, 50, 100):
+        try:
+            nfq = setup(50, rtt, 1000)
+            out = sh(["ping", "-c", "40", "-i", "0.05", "-q", RCV_ADDR], ns=NS["snd"], timeout=30)
+            m = re.search(r"= ([\d.]+)/([\d.]+)/([\d.]+)/([\d.]+) ms", out)
+            loss = re.search(r"([\d.]+)% packet loss", out)
+            res[f"ping_rtt{rtt}"] = dict(min=float(m[1]), avg=float(m[2]), max=float(m[3]),
+                                         mdev=float(m[4]), loss_pct=float(loss[1]))
+            res[f"ping_rtt{rtt}"]["nfq"] = stop_nfq(nfq)
+        finally:
+            teardown()
+        print(rtt, res[f"ping_rtt{rtt}"], flush=True)
+    # throughput: 50 Mb/s bottleneck, 100 ms RTT, buffer 4 BDP (no drops expected after start-up)
+    # and headroom: one BBR flow (keeps the queue short) through a 200 Mb/s bottleneck
+    for rate, rtt, cc in ((50, 100, "cubic"), (20, 50, "cubic"), (200, 50, "bbr")):
+        bdp = round(rate * 1e6 * rtt / 1e3 / 8 / WIRE)
+        name = f"verify_{rate}m_{rtt}ms_{cc}"
+        d = run_one(name, [cc], rate, rtt, 4 * bdp, 30, 10)
+        row = analyze_run(d)
+        res[name] = {k: row[k] for k in ("utilization", "loss_rate", "drops", "srtt_mean_ms",
+                                         "queue_mean_pkts", "flow_goodput_mbit", "nfq_queue_dropped",
+                                         "nfq_user_dropped", "nfq_max_late_us")}
+        res[name]["nfq"] = json.load(open(os.path.join(d, "meta.json")))["nfq"]
+        res[name]["buf_pkts"] = 4 * bdp
+        res[name]["cc"] = cc
+        print(name, res[name], flush=True)
+    with open(os.path.join(HERE, "verify.json"), "w") as f:
+        json.dump(res, f, indent=1)
+
+
+# ---------------------------------------------------------------- campaign
+
+def bdp_pkts(rate, rtt):
+    return rate * 1e6 * rtt / 1e3 / 8 / WIRE
+
+
+def plan(name):
+    pts = []
+    if name == "A":
+        rate, rtt, dur, warm = 20, 50, 45, 10
+        bdp = bdp_pkts(rate, rtt)
+        b = {f: max(2, round(f * bdp)) for f in (0.25, 0.5, 1.0, 3.0)}
+        for cc in ("reno", "cubic"):
+            for n in (1, 4):
+                for f in (0.25, 0.5, 1.0):
+                    pts.append(("buffer", [cc] * n, rate, rtt, b[f], f, dur, warm))
+        for mix in (["reno", "cubic"], ["bbr", "cubic"], ["bbr"]):
+            for f in (0.25, 3.0):
+                pts.append(("share" if len(mix) > 1 else "bbr", mix, rate, rtt, b[f], f, dur, warm))
+    elif name == "A2":  # two flows at 0.5 BDP (added after A)
+        rate, rtt, dur, warm = 20, 50, 45, 10
+        b = max(2, round(0.5 * bdp_pkts(rate, rtt)))
+        for cc in ("reno", "cubic"):
+            pts.append(("buffer", [cc] * 2, rate, rtt, b, 0.5, dur, warm))
+    elif name == "B":
+        rate, rtt, dur, warm = 50, 100, 60, 15
+        bdp = bdp_pkts(rate, rtt)
+        b = {f: max(2, round(f * bdp)) for f in (0.25, 1.0, 3.0)}
+        for cc in ("cubic",):
+            for f in (0.25, 1.0):
+                pts.append(("buffer", [cc], rate, rtt, b[f], f, dur, warm))
+        for mix in (["bbr", "cubic"], ["bbr"]):
+            for f in (0.25, 3.0):
+                pts.append(("share" if len(mix) > 1 else "bbr", mix, rate, rtt, b[f], f, dur, warm))
+    return pts
+
+
+def point_id(kind, flows, rate, rtt, buf):
+    from collections import Counter
+    c = Counter(flows)
+    mix = "+".join(f"{n}{k}" for k, n in c.items())
+    return f"{rate}m_{rtt}ms_b{buf}_{mix}"
+
+
+def campaign(args):
+    pts = plan(args.plan)
+    deadline = time.time() + args.budget_s if args.budget_s else None
+    for rep in range(args.reps):
+        for kind, flows, rate, rtt, buf, f, dur, warm in pts:
+            pid = point_id(kind, flows, rate, rtt, buf)
+            name = f"{pid}_r{rep}"
+            if os.path.exists(os.path.join(RAW, name, "meta.json")):
+                continue
+            if deadline and time.time() + dur + 10 > deadline:
+                print("budget reached", flush=True)
+                return
+            t = time.time()
+            d = run_one(name, flows, rate, rtt, buf, dur, warm)
+            meta = json.load(open(os.path.join(d, "meta.json")))
+            meta.update(point=pid, kind=kind, buf_bdp=f, rep=rep)
+            json.dump(meta, open(os.path.join(d, "meta.json"), "w"), indent=1)
+            try:
+                r = analyze_run(d)
+                print(f"{name}: util {r['utilization']:.3f} loss {r['loss_rate']:.4f} "
+                      f"dpe {r['drops_per_event']:.1f} share {r['flow_share']} "
+                      f"epoch {r['epoch_mean_s']} beta {r['beta_mean']} ({time.time() - t:.0f}s)", flush=True)
+            except Exception as e:  # keep going; analyze again later
+                print(f"{name}: analysis failed: {e}", flush=True)
+
+
+def analyze(args):
+    rows = []
+    for name in sorted(os.listdir(RAW)):
+        d = os.path.join(RAW, name)
+        if name.startswith("verify") or not os.path.exists(os.path.join(d, "meta.json")):
+            continue
+        meta = json.load(open(os.path.join(d, "meta.json")))
+        r = analyze_run(d)
+        r.update(point=meta.get("point", ""), kind=meta.get("kind", ""), buf_bdp=meta.get("buf_bdp", ""),
+                 rep=meta.get("rep", ""))
+        rows.append(r)
+        tdir = os.path.join(HERE, "traces")
+        os.makedirs(tdir, exist_ok=True)
+        for t in ("trace_cwnd.csv.gz", "trace_queue.csv.gz"):
+            shutil.copy(os.path.join(d, t), os.path.join(tdir, f"{name}.{t.split('.')[0][6:]}.csv.gz"))
+    keys = []
+    for r in rows:
+        for k in r:
+            if k not in keys:
+                keys.append(k)
+    front = ["point", "kind", "rep", "buf_bdp"]
+    keys = front + [k for k in keys if k not in front]
+    with open(os.path.join(HERE, "runs.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, keys)
+        w.writeheader()
+        w.writerows(rows)
+    # aggregate per point: mean, sd, min, max of the numeric metrics
+    metrics = ["utilization", "loss_rate", "drops_per_event", "drops_per_reduction", "retrans_segs", "event_interval_s", "queue_mean_pkts",
+               "queue_p95_pkts", "jain", "epoch_mean_s", "beta_mean", "epoch_cubic_s", "beta_cubic",
+               "epoch_reno_s", "beta_reno", "srtt_mean_ms", "share_reno",
+               "share_cubic", "share_bbr"]
+    const = ["kind", "cc_mix", "n_flows", "rate_mbit", "rtt_ms", "buf_pkts", "buf_bdp", "dur_s", "warm_s",
+             "ccsim_rate_bps", "ccsim_access_delay_ms", "ccsim_bottleneck_delay_ms", "ccsim_buffer_pkts",
+             "ccsim_flows", "ccsim_duration_s", "ccsim_warmup_s", "ccsim_packet_bytes", "ccsim_mss"]
+    pts = {}
+    for r in rows:
+        pts.setdefault(r["point"], []).append(r)
+    order = {"buffer": 0, "share": 1, "bbr": 2}
+
+    def key(item):
+        r = item[1][0]
+        return (-float(r["rate_mbit"]) if False else float(r["rate_mbit"]), float(r["rtt_ms"]),
+                order.get(r.get("kind", ""), 9), r["cc_mix"].split("+")[0], int(r["n_flows"]),
+                r["cc_mix"], int(r["buf_pkts"]))
+    out = []
+    for p, rs in sorted(pts.items(), key=key):
+        a = {"point": p, "reps": len(rs)}
+        for k in const:
+            a[k] = rs[0].get(k, "")
+        for m in metrics:
+            v = [float(r[m]) for r in rs if r.get(m, "") not in ("", None)]
+            if not v:
+                continue
+            a[f"{m}_mean"] = statistics.fmean(v)
+            a[f"{m}_sd"] = statistics.stdev(v) if len(v) > 1 else 0.0
+            a[f"{m}_min"] = min(v)
+            a[f"{m}_max"] = max(v)
+        out.append(a)
+    keys = []
+    for a in out:
+        for k in a:
+            if k not in keys:
+                keys.append(k)
+    with open(os.path.join(HERE, "summary.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, keys)
+        w.writeheader()
+        w.writerows(out)
+    with open(os.path.join(HERE, "summary.json"), "w") as f:
+        json.dump(out, f, indent=1)
+    sdir = os.path.join(HERE, "scenarios")
+    os.makedirs(sdir, exist_ok=True)
+    for a in out:
+        with open(os.path.join(sdir, f"{a['point']}.toml"), "w") as f:
+            f.write(scenario_toml(a))
+    print(f"{len(rows)} runs, {len(out)} points")
+
+
+def scenario_toml(a):
+    """The equivalent ccsim scenario of one measured point (dumbbell, drop-tail in packets)."""
+    from collections import Counter
+    rtt = a["rtt_ms"]
+    ip_rate = a["rate_mbit"] * 1e6 * (WIRE - 14) / WIRE
+    lines = [
+        f"# Linux testbed point {a['point']} (validation/linux/summary.csv): {a['cc_mix']},",
+        f"# {a['rate_mbit']} Mb/s HTB (counts 1514-byte frames) = {ip_rate / 1e6:.4f} Mb/s of 1500-byte IP",
+        f"# packets, RTT {rtt} ms, pfifo {a['buf_pkts']} packets ({a['buf_bdp']} BDP), all flows start at 0 s.",
+        f'name = "linux-{a["point"]}"',
+        "seed = 1",
+        f'duration = "{a["dur_s"]}s"',
+        f'warmup = "{a["warm_s"]}s"',
+        'sample_interval = "20ms"',
+        "",
+        "[topology]",
+        'kind = "dumbbell"',
+        f'bottleneck_rate = "{ip_rate / 1e6:.4f}Mbps"',
+        f'bottleneck_delay = "{rtt / 2 - 1:g}ms"   # + 2 x 0.5 ms access = RTT/2 one way',
+        'access_rate = "1Gbps"',
+        'access_delay = "0.5ms"',
+        f'buffer = "{a["buf_pkts"]}pkt"',
+        'queue = "droptail"',
+        "",
+        "[tcp]",
+        'profile = "linux"',
+        'mss = "1448B"',
+    ]
+    for cc, n in Counter(a["ccsim_flows"].split()).items():
+        lines += ["", "[[flows]]", f"count = {n}", f'cc = "{cc}"', 'start = "0s"']
+    return "\n".join(lines) + "\n"
+
+
+def table(args):
+    """Markdown tables of summary.csv (mean ± sd over repetitions)."""
+    rows = list(csv.DictReader(open(os.path.join(HERE, "summary.csv"))))
+
+    def ms(r, k, fmt="{:.3f}"):
+        if not r.get(f"{k}_mean"):
+            return "—"
+        m, sd = float(r[f"{k}_mean"]), float(r[f"{k}_sd"])
+        return (fmt + " ± " + fmt).format(m, sd)
+    print("| point | flows | buffer (pkt, BDP) | reps | utilization | loss rate | drops/event | "
+          "event interval (s) | epoch (s) | β | mean queue (pkt) | srtt (ms) | shares |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        sh_ = " ".join(f"{c}:{ms(r, 'share_' + c, '{:.2f}')}" for c in ("reno", "cubic", "bbr")
+                       if r.get(f"share_{c}_mean") and r["n_flows"] != "1" and len(set(r["cc_mix"].split("+"))) > 1)
+        if not sh_ and r["n_flows"] != "1":
+            sh_ = "Jain " + ms(r, "jain", "{:.3f}")
+        from collections import Counter
+        if r.get("beta_cubic_mean") and r.get("beta_reno_mean"):  # reno + cubic: per algorithm
+            ep = f"R {ms(r, 'epoch_reno_s', '{:.2f}')}, C {ms(r, 'epoch_cubic_s', '{:.2f}')}"
+            be = f"R {ms(r, 'beta_reno', '{:.3f}')}, C {ms(r, 'beta_cubic', '{:.3f}')}"
+        else:
+            ep, be = ms(r, "epoch_mean_s", "{:.2f}"), ms(r, "beta_mean", "{:.3f}")
+        mix = " + ".join(f"{n}×{c}" if n > 1 else c for c, n in Counter(r["cc_mix"].split("+")).items())
+        print(f"| {r['rate_mbit']}M/{r['rtt_ms']}ms | {mix} | {r['buf_pkts']} ({r['buf_bdp']}) | "
+              f"{r['reps']} | {ms(r, 'utilization')} | {ms(r, 'loss_rate', '{:.5f}')} | "
+              f"{ms(r, 'drops_per_event', '{:.2f}')} | {ms(r, 'event_interval_s', '{:.2f}')} | "
+              f"{ep} | {be} | "
+              f"{ms(r, 'queue_mean_pkts', '{:.1f}')} | {ms(r, 'srtt_mean_ms', '{:.1f}')} | {sh_} |")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("verify")
+    r = sub.add_parser("run")
+    r.add_argument("--cc", default="cubic", help="comma-separated, one per flow (e.g. bbr,cubic)")
+    r.add_argument("--flows", type=int, default=1, help="repeat --cc this many times")
+    r.add_argument("--rate", type=float, default=20)
+    r.add_argument("--rtt", type=float, default=50)
+    r.add_argument("--buf", type=int, default=41)
+    r.add_argument("--dur", type=int, default=45)
+    r.add_argument("--warm", type=int, default=10)
+    r.add_argument("--name", default="manual")
+    c = sub.add_parser("campaign")
+    c.add_argument("--plan", default="A")
+    c.add_argument("--reps", type=int, default=3)
+    c.add_argument("--budget-s", type=float, default=0)
+    sub.add_parser("analyze")
+    sub.add_parser("table")
+    args = ap.parse_args()
+    if args.cmd == "analyze":  # reads raw/ only: never touches namespaces
+        return analyze(args)
+    if args.cmd == "table":
+        return table(args)
+    if os.geteuid() != 0:
+        sys.exit("needs root (network namespaces)")
+    build_nfq()
+    os.makedirs(RAW, exist_ok=True)
+
+    def on_sig(s, f):
+        teardown()
+        sys.exit(1)
+    signal.signal(signal.SIGTERM, on_sig)
+    signal.signal(signal.SIGINT, on_sig)
+    try:
+        if args.cmd == "verify":
+            verify(args)
+        elif args.cmd == "run":
+            d = run_one(args.name, args.cc.split(",") * args.flows, args.rate, args.rtt, args.buf,
+                        args.dur, args.warm)
+            print(json.dumps(analyze_run(d), indent=1))
+        elif args.cmd == "campaign":
+            campaign(args)
+    finally:
+        teardown()
+
+
+if __name__ == "__main__":
+    main()
