@@ -239,7 +239,10 @@ fn algorithms_without_a_rate_form_are_refused() {
             match fluid_law(n, &Default::default()) {
                 Ok(_) => assert!(with.contains(&names[0])),
                 Err(e) => {
-                    assert_eq!(*n, "xcp", "only XCP lacks a rate form");
+                    assert!(
+                        ["xcp", "bbr", "bbr1"].contains(n),
+                        "only XCP and BBR lack a rate form: {n}"
+                    );
                     assert!(
                         e.starts_with(&format!(
                             "\"{n}\" has no fluid law (the fluid engine knows: "

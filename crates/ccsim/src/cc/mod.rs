@@ -15,6 +15,7 @@
 //! form the fluid engine integrates ([`FluidLaw`]), both built from those functions.
 //! docs/architecture.md walks through adding one.
 
+pub mod bbr;
 pub mod bic;
 pub mod compound;
 pub mod contract;
@@ -149,6 +150,7 @@ registry! {
     Fast => fast::Fast,
     Illinois => illinois::Illinois,
     Xcp => xcp::Xcp,
+    Bbr => bbr::Bbr,
 }
 
 fn unknown(name: &str) -> String {
@@ -258,7 +260,7 @@ mod tests {
         assert!(e.starts_with("beta:"), "{e}");
         let e = build("warp", &Default::default()).err().unwrap();
         assert!(
-            e.contains("known: reno, newreno, highspeed, hstcp") && e.ends_with("xcp)"),
+            e.contains("known: reno, newreno, highspeed, hstcp") && e.ends_with("xcp, bbr, bbr1)"),
             "{e}"
         );
         // The fluid constructor reads the same parameters with the same checks.
@@ -269,14 +271,16 @@ mod tests {
     }
 
     #[test]
-    fn xcp_alone_has_no_fluid_form() {
+    fn xcp_and_bbr_alone_have_no_fluid_form() {
         let names = fluid_names();
         for n in KNOWN.iter().flat_map(|n| n.iter()) {
             let law = fluid_law(n, &Default::default());
-            if *n == "xcp" {
+            if ["xcp", "bbr", "bbr1"].contains(n) {
                 let e = law.err().unwrap();
                 assert!(
-                    e.starts_with("\"xcp\" has no fluid law (the fluid engine knows: reno,"),
+                    e.starts_with(&format!(
+                        "\"{n}\" has no fluid law (the fluid engine knows: reno,"
+                    )),
                     "{e}"
                 );
                 assert!(!names.contains(n));
