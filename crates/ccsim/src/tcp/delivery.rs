@@ -538,4 +538,101 @@ mod tests {
             "the mark clears once the bubble is delivered"
         );
     }
+
+    /// The sender's hooks (tcp/sender.rs) for an algorithm with `cong_control`: every
+    /// ACK reaches it with a rate sample, duplicates and recovery included, and the
+    /// sender leaves its cwnd alone when recovery starts and ends.
+    #[test]
+    fn the_sender_hands_every_ack_to_a_cong_control_algorithm() {
+        use crate::cc::{Ack, CaState, Congestion, CongestionControl, Window};
+        use crate::packet::{Packet, PktKind};
+        use crate::tcp::pacer::PacingMode;
+        use crate::tcp::sender::{Recovery, Sender, SenderConfig};
+        use std::sync::{Arc, Mutex};
+
+        #[derive(Default)]
+        struct Heard {
+            acks: Vec<(CaState, u64, bool)>,
+        }
+        struct Owner(Arc<Mutex<Heard>>);
+        impl CongestionControl for Owner {
+            fn name(&self) -> &'static str {
+                "owner"
+            }
+            fn cong_control(&self) -> bool {
+                true
+            }
+            fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
+                let rs = ack.rate.expect("a rate sample on every ACK");
+                self.0.lock().unwrap().acks.push((
+                    ack.ca_state,
+                    rs.acked_sacked,
+                    rs.interval > Time::ZERO,
+                ));
+                w.cwnd = 10.0;
+            }
+            fn on_congestion(&mut self, w: &Window, _ev: &Congestion) -> f64 {
+                w.ssthresh
+            }
+        }
+        let heard = Arc::new(Mutex::new(Heard::default()));
+        let cfg = SenderConfig {
+            mss: 1000,
+            header: 40,
+            init_cwnd: 10.0,
+            init_ssthresh: 1e9,
+            rwnd: u64::MAX,
+            min_rto: ms(200),
+            max_rto: Time::from_secs(60),
+            initial_rto: Time::from_secs(1),
+            timestamps: true,
+            dupthresh: 3,
+            recovery: Recovery::Sack,
+            pacing: PacingMode::None,
+            ecn: false,
+            cwnd_validation: false,
+        };
+        let mut s = Sender::new(cfg, Box::new(Owner(heard.clone())), 0, 0, None);
+        let mut out = Vec::new();
+        s.start(Time::ZERO, &mut out);
+        assert_eq!(out.len(), 10);
+        let ack = |seq: u64, now: Time, sack: Option<(u32, u32)>| {
+            let mut p = Packet::new(PktKind::Ack, 0, 1, seq, 40, 0, now);
+            p.ts_ecr = Time(1);
+            if let Some(b) = sack {
+                p.set_sack(&[b]);
+            }
+            p
+        };
+        // Segment 0 lost; 1..=4 SACKed one by one: recovery starts on the third.
+        for k in 1..=4u32 {
+            s.on_ack(
+                &ack(0, ms(100) + Time(k as u64), Some((1, 1 + k))),
+                ms(100),
+                &mut out,
+            );
+        }
+        assert_eq!(s.state(), CaState::Recovery);
+        assert_eq!(s.cwnd(), 10.0, "cwnd is the algorithm's at recovery entry");
+        // Everything sent before recovery is ACKed: recovery ends.
+        s.on_ack(&ack(10, ms(200), None), ms(200), &mut out);
+        assert_eq!(s.state(), CaState::Open);
+        assert_eq!(s.cwnd(), 10.0, "and at exit");
+        let h = heard.lock().unwrap();
+        let states: Vec<CaState> = h.acks.iter().map(|a| a.0).collect();
+        assert_eq!(
+            states,
+            [
+                CaState::Open,
+                CaState::Open,
+                CaState::Recovery,
+                CaState::Recovery,
+                CaState::Open
+            ]
+        );
+        // Each duplicate delivered one segment (SACK); the cumulative ACK the hole and
+        // 5..10, not the SACKed 1..5 again.
+        let delivered: Vec<u64> = h.acks.iter().map(|a| a.1).collect();
+        assert_eq!(delivered, [1, 1, 1, 1, 6]);
+    }
 }
