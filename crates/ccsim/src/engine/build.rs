@@ -17,12 +17,6 @@ use std::path::Path;
 /// Largest number-in-system histogram kept per reported link (bins of one packet).
 const MAX_OCCUPANCY_BINS: u64 = 4096;
 
-/// The seed of flow `flow`'s congestion-control stream (BBR's random phase), for the
-/// instance started at `start`.
-pub(super) fn cc_seed(seed: u64, flow: u32, start: Time) -> u64 {
-    crate::random::next_u64(&mut stream(seed, "cc")) ^ ((flow as u64) << 40) ^ start.ps()
-}
-
 impl World {
     /// The world of a packet-engine scenario, from its plan, its random streams
     /// derived from `seed`.
@@ -55,7 +49,7 @@ impl World {
         for (i, p) in plan.flows.iter().enumerate() {
             let tmpl = &plan.templates[p.template];
             let (mut sender, receiver) = tmpl.endpoints(i as u32, p.data_path, p.ack_path, p.size);
-            sender.seed_cc(cc_seed(seed, i as u32, Time::ZERO));
+            sender.seed_cc(crate::random::cc_seed(seed, i as u32, 0));
             let mut fl = Flow::new(
                 sender,
                 receiver,

@@ -709,7 +709,7 @@ impl World {
         let tmpl = &self.templates[self.workload_template(w)];
         let (mut sender, receiver) =
             tmpl.endpoints(f, fl.sender.data_path, fl.receiver.ack_path, Some(size));
-        sender.seed_cc(build::cc_seed(self.seed, f, now));
+        sender.seed_cc(crate::random::cc_seed(self.seed, f, now.ps()));
         let fl = &mut self.flows[f as usize];
         fl.reset_instance(sender, receiver, now, Some(size));
         fl.fair_share = Some(fair);
