@@ -78,6 +78,10 @@ pub struct DeliveryRate {
     /// SACK, duplicate ACKs counted as delivered (Linux `tcp_add_reno_sack`).
     sacked_out: u64,
     ring: Vec<TxSnapshot>,
+    /// SACKed ranges [start, end) above the cumulative ACK, sorted and disjoint, so
+    /// that an ACK's blocks cost only the segments they newly cover (a receiver
+    /// repeats its blocks on every ACK).
+    known: Vec<(u64, u64)>,
     delivered_at_ack_begin: u64,
     cur: Pending,
 }
@@ -99,6 +103,7 @@ impl DeliveryRate {
             lost_at_last_sample: 0,
             sacked_out: 0,
             ring: vec![TxSnapshot::default(); 64],
+            known: Vec::new(),
             delivered_at_ack_begin: 0,
             cur: Pending::default(),
         }
@@ -217,6 +222,11 @@ impl DeliveryRate {
 
     /// The cumulative ACK moved from `old_una` to `new_una` (segments).
     pub fn cum_acked(&mut self, old_una: u64, new_una: u64) {
+        let k = self.known.partition_point(|&(_, e)| e <= new_una);
+        self.known.drain(..k);
+        if let Some(first) = self.known.first_mut() {
+            first.0 = first.0.max(new_una);
+        }
         let mut was_sacked = 0;
         for seq in old_una..new_una {
             let i = self.slot(seq);
@@ -257,11 +267,36 @@ impl DeliveryRate {
         }
     }
 
-    /// SACK blocks [start, end) of one ACK, already clipped to what is outstanding.
+    /// SACK blocks [start, end) of one ACK, clipped to what is outstanding: each
+    /// segment not SACKed before is delivered (Linux `tcp_sacktag_walk`).
     pub fn sacked(&mut self, blocks: impl Iterator<Item = (u64, u64)>, snd_una: u64, high_tx: u64) {
         for (s, e) in blocks {
-            for seq in s.max(snd_una)..e.min(high_tx) {
+            let (s, e) = (s.max(snd_una), e.min(high_tx));
+            if s >= e {
+                continue;
+            }
+            // Known ranges overlapping or touching [s, e) are i..j: deliver the gaps
+            // between them, then merge them all into one.
+            let i = self.known.partition_point(|&(_, ke)| ke < s);
+            let j = self.known.partition_point(|&(ks, _)| ks <= e);
+            let mut x = s;
+            for r in i..j {
+                let (ks, ke) = self.known[r];
+                for seq in x..ks.min(e) {
+                    self.deliver(seq, true);
+                }
+                x = x.max(ke);
+            }
+            for seq in x..e {
                 self.deliver(seq, true);
+            }
+            if i < j {
+                let ns = s.min(self.known[i].0);
+                let ne = e.max(self.known[j - 1].1);
+                self.known[i] = (ns, ne);
+                self.known.drain(i + 1..j);
+            } else {
+                self.known.insert(i, (s, e));
             }
         }
     }

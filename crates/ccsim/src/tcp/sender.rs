@@ -390,18 +390,19 @@ impl Sender {
     }
 
     /// Segments in flight as Linux's `tcp_packets_in_flight` counts them, for
-    /// algorithms with `cong_control`: the RFC 6675 pipe with SACK, else what was
-    /// sent less the duplicate ACKs seen (go-back-N after a timeout).
+    /// algorithms with `cong_control`: in SACK recovery the RFC 6675 pipe; otherwise
+    /// what was sent less what was SACKed (or, without SACK, the duplicate ACKs
+    /// seen), in O(1); after a timeout, what was resent (go-back-N).
     fn cc_in_flight(&mut self) -> u64 {
         let sent = self.snd_nxt - self.snd_una;
-        if self.state == CaState::Loss {
-            return sent;
+        match self.state {
+            CaState::Loss => sent,
+            CaState::Recovery if self.cfg.recovery == Recovery::Sack => {
+                self.sb.compute_lost_end(self.snd_una, self.cfg.dupthresh);
+                self.sb.pipe(self.snd_una, self.high_tx)
+            }
+            _ => sent.saturating_sub(self.rate.as_ref().map_or(0, |d| d.sacked_out())),
         }
-        if self.cfg.recovery == Recovery::Sack {
-            self.sb.compute_lost_end(self.snd_una, self.cfg.dupthresh);
-            return self.sb.pipe(self.snd_una, self.high_tx);
-        }
-        sent.saturating_sub(self.rate.as_ref().map_or(0, |d| d.sacked_out()))
     }
 
     /// Linux `tcp_cong_control` with `cong_control`: the delivery-rate sample of this
