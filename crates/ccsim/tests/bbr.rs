@@ -134,3 +134,27 @@ fn mixed_with_every_algorithm() {
     assert!(g.iter().all(|&x| x > 0.0), "{g:?}");
     assert!(bottleneck(&o, "utilization") > 0.9);
 }
+
+/// BBR has no fluid form (its window is a model of the path, not a loss law): the
+/// fluid engine refuses it by name, at the flow's `cc`.
+#[test]
+fn the_fluid_engine_refuses_bbr() {
+    let sc = r#"
+engine = "fluid"
+duration = "10s"
+[topology]
+kind = "dumbbell"
+bottleneck_rate = "20Mbps"
+bottleneck_delay = "5ms"
+buffer = "bdp"
+[[flows]]
+cc = "bbr"
+rtt = "40ms"
+"#;
+    let e = run(sc, &[]).expect_err("refused").to_string();
+    eprintln!("{e}");
+    assert!(
+        e.contains("\"bbr\" has no fluid law (the fluid engine knows: reno,"),
+        "{e}"
+    );
+}
