@@ -27,6 +27,12 @@ pub fn stream(seed: u64, name: &str) -> Rng {
     Rng::seed_from_u64(splitmix64(seed ^ splitmix64(h)))
 }
 
+/// The seed of flow `flow`'s congestion-control stream (BBR's random phase), for the
+/// instance that starts at `start_ps` picoseconds.
+pub fn cc_seed(seed: u64, flow: u32, start_ps: u64) -> u64 {
+    splitmix64(next_u64(&mut stream(seed, "cc")) ^ ((flow as u64) << 40) ^ start_ps)
+}
+
 /// Uniform in [0, 1).
 pub fn unit(rng: &mut Rng) -> f64 {
     rng.gen::<f64>()

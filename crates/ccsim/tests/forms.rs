@@ -239,10 +239,11 @@ fn algorithms_without_a_rate_form_are_refused() {
             match fluid_law(n, &Default::default()) {
                 Ok(_) => assert!(with.contains(&names[0])),
                 Err(e) => {
-                    // XCP (routers set its window) and the ECN-driven DCTCP and Prague
-                    // (the fluid queues do not mark) lack a rate form.
+                    // XCP (routers set its window), the ECN-driven DCTCP and Prague
+                    // (the fluid queues do not mark) and BBR (rate-based, no loss law)
+                    // lack a rate form.
                     assert!(
-                        ["xcp", "dctcp", "prague"].contains(n),
+                        ["xcp", "dctcp", "prague", "bbr", "bbr1"].contains(n),
                         "{n} lacks a rate form"
                     );
                     assert!(

@@ -19,9 +19,14 @@ pub struct Window {
     pub cwnd: f64,
     /// Slow-start threshold, in segments.
     pub ssthresh: f64,
-    /// A pacing rate the algorithm asks for, in bytes per second; `None` leaves pacing
-    /// to the flow's pacer (tcp/pacer.rs). No algorithm sets it yet.
+    /// A pacing rate the algorithm asks for, in payload bytes per second (Linux
+    /// `sk_pacing_rate`); `None` leaves pacing to the flow's pacer (tcp/pacer.rs).
+    /// BBR sets it on every ACK.
     pub pacing_rate: Option<f64>,
+    /// Set by an algorithm to mark the current flight app-limited in the delivery-rate
+    /// estimator (BBR's PROBE_RTT writes Linux's `tp->app_limited`); the sender
+    /// applies and clears it after the call.
+    pub app_limited: bool,
 }
 
 /// RFC 3465 §2.2 byte-counting limit L: slow start grows by at most 2 segments per ACK.
@@ -33,6 +38,7 @@ impl Window {
             cwnd,
             ssthresh,
             pacing_rate: None,
+            app_limited: false,
         }
     }
 
@@ -100,16 +106,41 @@ pub enum CaState {
 }
 
 /// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation; Linux
-/// `rate_sample`), the input BBR needs. Room only: the sender does not estimate it yet
-/// and every `Ack.rate` is `None`.
+/// `rate_sample`, filled by tcp/delivery.rs), with the connection's counters that
+/// BBR reads next to it. Only algorithms with `cong_control` get one.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct RateSample {
-    /// Segments delivered over the interval.
+    /// Segments delivered over the interval (Linux `rs->delivered`).
     pub delivered: u64,
-    /// The interval the sample spans.
+    /// The interval the sample spans: max(send phase, ACK phase); zero when this ACK
+    /// gives no valid sample (no timing, or shorter than the minimum RTT).
     pub interval: Time,
     /// Whether the application (not the network) limited sending over the interval.
     pub app_limited: bool,
+    /// The connection's delivered count when the sampled segment was sent (Linux
+    /// `rs->prior_delivered`): BBR's round trips count by it.
+    pub prior_delivered: u64,
+    /// Segments delivered so far (Linux `tp->delivered`).
+    pub delivered_total: u64,
+    /// When the delivered count last moved (Linux `tp->delivered_mstamp`).
+    pub delivered_time: Time,
+    /// Segments newly ACKed or SACKed by this ACK (Linux `rs->acked_sacked`).
+    pub acked_sacked: u64,
+    /// Segments newly deemed lost (retransmitted) since the previous ACK (Linux
+    /// `rs->losses`), and in all (`tp->lost`).
+    pub losses: u64,
+    pub lost_total: u64,
+    /// Segments in flight before this ACK (Linux `rs->prior_in_flight`).
+    pub prior_in_flight: u64,
+    /// The sampled segment was a retransmission.
+    pub retx: bool,
+}
+
+impl RateSample {
+    /// The delivery rate in segments per second, if the sample is valid.
+    pub fn rate(&self) -> Option<f64> {
+        (self.interval > Time::ZERO).then(|| self.delivered as f64 / self.interval.as_secs_f64())
+    }
 }
 
 /// An ACK that newly acknowledged data while the sender was not in recovery (state
@@ -127,8 +158,13 @@ pub struct Ack {
     /// limited sending in the current window (RFC 7661; Linux `tcp_is_cwnd_limited`).
     /// The sender enforces `tcp.cwnd_validation` itself; a law may also read it.
     pub cwnd_limited: bool,
-    /// Delivery-rate sample; always `None` for now (see [`RateSample`]).
+    /// Delivery-rate sample, for algorithms with `cong_control` (else `None`).
     pub rate: Option<RateSample>,
+    /// The sender's loss-recovery state (algorithms with `cong_control` see every
+    /// ACK, in recovery too).
+    pub ca_state: CaState,
+    /// The segment size counts are in, in bytes (to set a pacing rate in bytes/s).
+    pub mss: u32,
     /// XCP: the feedback this ACK echoes (H_feedback summed over the data packets it
     /// acknowledges), in segments; +∞ if no XCP router lowered it; `None` when the
     /// ACK carries no XCP header (non-XCP flows).
@@ -271,6 +307,20 @@ pub trait CongestionControl: Send {
     fn ecn(&self) -> EcnStyle {
         EcnStyle::Classic
     }
+    /// Linux's `cong_control` (BBR): the algorithm takes over cwnd and the pacing
+    /// rate. The sender then keeps a delivery-rate estimator (tcp/delivery.rs), calls
+    /// `on_ack` on every ACK in every state (duplicates and recovery included) with
+    /// `Ack::rate` set, and leaves cwnd alone when recovery starts or ends, on
+    /// partial and duplicate ACKs and on ECN-Echo (Linux `tcp_cong_control`,
+    /// `tcp_end_cwnd_reduction`); a timeout still sets cwnd to the loss window.
+    /// Asked once, when the sender is built: the others pay nothing.
+    fn cong_control(&self) -> bool {
+        false
+    }
+
+    /// The flow's random stream seed (derived from the run's seed), given once
+    /// before the flow starts. BBR draws its ProbeBW start phase from it.
+    fn seed(&mut self, _seed: u64) {}
 }
 
 // ---- The rate form (fluid engine) -------------------------------------------------

@@ -15,6 +15,7 @@
 //! form the fluid engine integrates ([`FluidLaw`]), both built from those functions.
 //! docs/architecture.md walks through adding one.
 
+pub mod bbr;
 pub mod bic;
 pub mod compound;
 pub mod contract;
@@ -153,6 +154,7 @@ registry! {
     Xcp => xcp::Xcp,
     Dctcp => dctcp::Dctcp,
     Prague => prague::Prague,
+    Bbr => bbr::Bbr,
 }
 
 fn unknown(name: &str) -> String {
@@ -262,7 +264,7 @@ mod tests {
         assert!(e.starts_with("beta:"), "{e}");
         let e = build("warp", &Default::default()).err().unwrap();
         assert!(
-            e.contains("known: reno, newreno, highspeed, hstcp") && e.ends_with("prague)"),
+            e.contains("known: reno, newreno, highspeed, hstcp") && e.ends_with("prague, bbr, bbr1)"),
             "{e}"
         );
         // The fluid constructor reads the same parameters with the same checks.
@@ -272,14 +274,14 @@ mod tests {
         assert!(e.contains("known:"), "{e}");
     }
 
-    /// XCP (routers set its window) and the ECN-driven laws DCTCP and Prague (the
-    /// fluid queues do not mark) have no rate form.
+    /// XCP (routers set its window), the ECN-driven laws DCTCP and Prague (the fluid
+    /// queues do not mark) and BBR (rate-based, no loss law) have no rate form.
     #[test]
-    fn xcp_alone_has_no_fluid_form() {
+    fn only_xcp_dctcp_prague_and_bbr_lack_a_fluid_form() {
         let names = fluid_names();
         for n in KNOWN.iter().flat_map(|n| n.iter()) {
             let law = fluid_law(n, &Default::default());
-            if ["xcp", "dctcp", "prague"].contains(n) {
+            if ["xcp", "dctcp", "prague", "bbr", "bbr1"].contains(n) {
                 let e = law.err().unwrap();
                 assert!(
                     e.starts_with(&format!(

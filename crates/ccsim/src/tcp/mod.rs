@@ -4,6 +4,7 @@
 //! Loss); its RFC 6675 scoreboard is `scoreboard.rs`, its once-per-RTT rounds
 //! `round.rs`, its RFC 6298 estimator `rtt.rs`, its pacers `pacer.rs`.
 
+pub mod delivery;
 pub mod pacer;
 pub mod receiver;
 pub mod round;

@@ -32,6 +32,7 @@ use crate::cc::{
     Ack, CaState, Congestion, CongestionControl, CongestionKind, EcnStyle, Round, RttStats, Window,
 };
 use crate::packet::{Ecn, Packet, PktKind, XcpHeader};
+use crate::tcp::delivery::DeliveryRate;
 use crate::tcp::pacer::{Pacer, PacingMode};
 use crate::tcp::round::RoundTracker;
 use crate::tcp::rtt::RttEstimator;
@@ -150,6 +151,10 @@ pub struct Sender {
     rto_una: Option<u64>,
     round: RoundTracker,
     cwnd_use: CwndUse,
+    /// The algorithm owns cwnd and pacing on every ACK (Linux `cong_control`, BBR):
+    /// it then has a delivery-rate estimator (tcp/delivery.rs); others have none.
+    cong_control: bool,
+    rate: Option<DeliveryRate>,
 }
 
 impl Sender {
@@ -180,6 +185,7 @@ impl Sender {
         };
         let mut cfg = cfg;
         cfg.ecn = ect != Ecn::NotEct;
+        let cong_control = cc.cong_control();
         Sender {
             win: Window::new(cfg.init_cwnd, cfg.init_ssthresh),
             cfg,
@@ -211,7 +217,14 @@ impl Sender {
             rto_una: None,
             round: RoundTracker::default(),
             cwnd_use: CwndUse::default(),
+            cong_control,
+            rate: cong_control.then(DeliveryRate::new),
         }
+    }
+
+    /// Give the algorithm its random stream (the flow's, derived from the run seed).
+    pub fn seed_cc(&mut self, seed: u64) {
+        self.cc.seed(seed);
     }
 
     /// Congestion window, in segments.
@@ -317,6 +330,10 @@ impl Sender {
             }
         }
         out.push(p);
+        // Delivery-rate hook: the segment's snapshot (tcp/delivery.rs).
+        if let Some(d) = &mut self.rate {
+            d.on_send(seq, now, retx, self.snd_una, self.high_tx - self.snd_una);
+        }
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
@@ -324,7 +341,13 @@ impl Sender {
 
     /// Pacing gate: true if a packet may leave now; otherwise records when.
     fn pace_ok(&mut self, now: Time) -> bool {
-        let pkt = (self.cfg.mss + self.cfg.header) as f64;
+        // An algorithm's pacing rate counts payload bytes (as Linux's internal TCP
+        // pacing, tcp_update_skb_after_send); the flow's pacers count the wire.
+        let pkt = if self.win.pacing_rate.is_some() {
+            self.cfg.mss
+        } else {
+            self.cfg.mss + self.cfg.header
+        } as f64;
         if let Some(iv) = self.pacer.interval(&self.win, self.rtt.srtt, pkt) {
             if let Err(at) = self.pacer.take(now, iv) {
                 self.pace_at = Some(at);
@@ -340,6 +363,7 @@ impl Sender {
         let paced = self.pacer.active(&self.win);
         if self.state == CaState::Recovery && self.cfg.recovery == Recovery::Sack {
             self.sack_send(paced, now, out);
+            self.rate_check_app_limited();
             return;
         }
         let cwnd = self.win.cwnd.floor().max(1.0) as u64;
@@ -359,6 +383,68 @@ impl Sender {
         // the receive window and the end of the data leave it unfilled.
         let limited = self.in_flight() >= cwnd;
         self.validate_cwnd(sent, limited);
+        self.rate_check_app_limited();
+    }
+
+    /// Delivery-rate hook (draft-cheng-iccrg-delivery-rate-estimation §3.4, Linux
+    /// `tcp_rate_check_app_limited`): out of data, with room in the window, not held
+    /// by the pacer and nothing to resend: the flight is app-limited.
+    fn rate_check_app_limited(&mut self) {
+        if let Some(d) = &mut self.rate {
+            let in_flight = self.snd_nxt - self.snd_una;
+            if self.snd_nxt >= self.limit
+                && self.snd_nxt >= self.high_tx
+                && self.pace_at.is_none()
+                && (in_flight as f64) < self.win.cwnd.floor()
+            {
+                d.check_app_limited(in_flight);
+            }
+        }
+    }
+
+    /// Segments in flight as Linux's `tcp_packets_in_flight` counts them, for
+    /// algorithms with `cong_control`: in SACK recovery the RFC 6675 pipe; otherwise
+    /// what was sent less what was SACKed (or, without SACK, the duplicate ACKs
+    /// seen), in O(1); after a timeout, what was resent (go-back-N).
+    fn cc_in_flight(&mut self) -> u64 {
+        let sent = self.snd_nxt - self.snd_una;
+        match self.state {
+            CaState::Loss => sent,
+            CaState::Recovery if self.cfg.recovery == Recovery::Sack => {
+                self.sb.compute_lost_end(self.snd_una, self.cfg.dupthresh);
+                self.sb.pipe(self.snd_una, self.high_tx)
+            }
+            _ => sent.saturating_sub(self.rate.as_ref().map_or(0, |d| d.sacked_out())),
+        }
+    }
+
+    /// Linux `tcp_cong_control` with `cong_control`: the delivery-rate sample of this
+    /// ACK (`tcp_rate_gen`) and the algorithm's call, in every state.
+    fn cong_control_ack(&mut self, prior_in_flight: u64, rtt: Option<Time>, ece: bool, now: Time) {
+        let in_flight = self.cc_in_flight();
+        let min_rtt = self.rtt.min_rtt.unwrap_or(Time::ZERO);
+        let Some(d) = &mut self.rate else {
+            return;
+        };
+        let rs = d.sample(now, min_rtt, prior_in_flight);
+        let ack = Ack {
+            now,
+            acked: rs.acked_sacked as f64,
+            in_flight: in_flight as f64,
+            rtt: self.rtt_stats(rtt),
+            cwnd_limited: self.cwnd_limited(),
+            rate: Some(rs),
+            ca_state: self.state,
+            mss: self.cfg.mss,
+            xcp_feedback: None,
+            ece,
+        };
+        self.cc.on_ack(&mut self.win, &ack);
+        if std::mem::take(&mut self.win.app_limited) {
+            if let Some(d) = &mut self.rate {
+                d.mark_app_limited(in_flight);
+            }
+        }
     }
 
     /// Linux `tcp_cwnd_validate`: remember whether this window was cwnd-limited, or
@@ -422,21 +508,43 @@ impl Sender {
             return; // acknowledges data never sent: ignore
         }
         let sack = self.cfg.recovery == Recovery::Sack;
+        // Delivery-rate hook: an ACK begins (tcp/delivery.rs).
+        let prior_in_flight = if self.cong_control {
+            let f = self.cc_in_flight();
+            if let Some(d) = &mut self.rate {
+                d.ack_begin();
+            }
+            f
+        } else {
+            0
+        };
+        let mut rtt = None;
         if a > self.snd_una {
-            self.on_new_ack(a, ack, now, out);
+            rtt = self.on_new_ack(a, ack, now, out);
             if sack {
                 self.sb
                     .update(ack.sack_blocks(), self.snd_una, self.high_tx);
+                if let Some(d) = &mut self.rate {
+                    d.sacked(ack.sack_blocks(), self.snd_una, self.high_tx);
+                }
             }
         } else if a == self.snd_una && self.snd_una < self.high_tx {
             if sack {
                 self.sb
                     .update(ack.sack_blocks(), self.snd_una, self.high_tx);
+                if let Some(d) = &mut self.rate {
+                    d.sacked(ack.sack_blocks(), self.snd_una, self.high_tx);
+                }
+            } else if let Some(d) = &mut self.rate {
+                d.dupack_no_sack(self.snd_nxt - self.snd_una);
             }
             self.on_dupack(now, out);
         }
         if ack.ece && self.cfg.ecn {
             self.on_ecn_echo(now);
+        }
+        if self.cong_control {
+            self.cong_control_ack(prior_in_flight, rtt, ack.ece && self.cfg.ecn, now);
         }
         self.try_send(now, out);
     }
@@ -449,12 +557,21 @@ impl Sender {
         }
         self.stats.ecn_reductions += 1;
         self.win.ssthresh = self.congestion(CongestionKind::Ecn, now);
-        // No retransmission, so no recovery: cwnd = ssthresh at once.
-        self.win.cwnd = self.win.ssthresh.max(1.0);
+        // No retransmission, so no recovery: cwnd = ssthresh at once (with
+        // `cong_control` the algorithm sets cwnd, as Linux's tcp_cong_control).
+        if !self.cong_control {
+            self.win.cwnd = self.win.ssthresh.max(1.0);
+        }
         self.cwr_pending = true;
     }
 
-    fn on_new_ack(&mut self, a: u64, pkt: &Packet, now: Time, out: &mut Vec<Packet>) {
+    fn on_new_ack(
+        &mut self,
+        a: u64,
+        pkt: &Packet,
+        now: Time,
+        out: &mut Vec<Packet>,
+    ) -> Option<Time> {
         let (ts_ecr, xcp) = (pkt.ts_ecr, pkt.xcp());
         let cwnd_limited = self.cwnd_limited();
         let acked = a - self.snd_una;
@@ -480,6 +597,14 @@ impl Sender {
             cwnd_limited,
             rtt: self.rtt_stats(sample),
         };
+        // Delivery-rate hook: the segments the cumulative ACK delivers.
+        if let Some(d) = &mut self.rate {
+            if self.cfg.recovery == Recovery::Sack {
+                d.cum_acked(self.snd_una, a);
+            } else {
+                d.cum_acked_no_sack(self.snd_una, a);
+            }
+        }
         self.snd_una = a;
         if self.snd_nxt < a {
             self.snd_nxt = a;
@@ -503,19 +628,21 @@ impl Sender {
                     // the timer on an ACK of new data.
                     self.restart_timer(now);
                     self.end_round_if_due(now, &cx);
-                    return;
+                    return sample;
                 } else {
                     // Partial ACK (RFC 6582 §3.2 step 4): retransmit the next hole,
                     // deflate by the amount acked, add back one segment.
                     let seq = self.snd_una;
                     self.segment(seq, now, out);
-                    self.win.cwnd = (self.win.cwnd - acked as f64 + 1.0).max(1.0);
+                    if !self.cong_control {
+                        self.win.cwnd = (self.win.cwnd - acked as f64 + 1.0).max(1.0);
+                    }
                     if self.first_partial {
                         self.first_partial = false;
                         self.restart_timer(now);
                     }
                     self.end_round_if_due(now, &cx);
-                    return;
+                    return sample;
                 }
             }
             CaState::Open | CaState::Loss => {
@@ -525,24 +652,31 @@ impl Sender {
                     self.state = CaState::Open;
                 }
                 self.dupacks = 0;
-                let ack = Ack {
-                    now,
-                    acked: acked as f64,
-                    in_flight: self.in_flight() as f64,
-                    rtt: cx.rtt,
-                    cwnd_limited,
-                    rate: None,
-                    xcp_feedback: xcp
-                        .map(|h| h.feedback as f64 / (self.cfg.mss + self.cfg.header) as f64),
-                    ece: pkt.ece && self.cfg.ecn,
-                };
-                let before = self.win.cwnd;
-                self.cc.on_ack(&mut self.win, &ack);
-                self.gate_growth(before, cwnd_limited);
+                // With `cong_control` the algorithm hears this ACK at its end
+                // (cong_control_ack), as every other.
+                if !self.cong_control {
+                    let ack = Ack {
+                        now,
+                        acked: acked as f64,
+                        in_flight: self.in_flight() as f64,
+                        rtt: cx.rtt,
+                        cwnd_limited,
+                        rate: None,
+                        ca_state: self.state,
+                        mss: self.cfg.mss,
+                        xcp_feedback: xcp
+                            .map(|h| h.feedback as f64 / (self.cfg.mss + self.cfg.header) as f64),
+                        ece: pkt.ece && self.cfg.ecn,
+                    };
+                    let before = self.win.cwnd;
+                    self.cc.on_ack(&mut self.win, &ack);
+                    self.gate_growth(before, cwnd_limited);
+                }
             }
         }
         self.restart_timer(now);
         self.end_round_if_due(now, &cx);
+        sample
     }
 
     /// `tcp.cwnd_validation`: a window that did not limit sending does not grow (the
@@ -578,7 +712,7 @@ impl Sender {
             CaState::Recovery => {
                 // RFC 5681 §3.2 step 4: inflate by one segment per further duplicate.
                 // SACK recovery needs nothing here: the caller sends by pipe.
-                if self.cfg.recovery != Recovery::Sack {
+                if self.cfg.recovery != Recovery::Sack && !self.cong_control {
                     self.win.cwnd += 1.0;
                 }
             }
@@ -627,7 +761,10 @@ impl Sender {
         self.first_partial = true;
         // RFC 6582 `recover` = RFC 6675 RecoveryPoint = HighData.
         self.recover = self.high_tx;
+        // With `cong_control` cwnd stays the algorithm's (Linux
+        // tcp_init_cwnd_reduction leaves it; BBR conserves packets itself).
         self.win.cwnd = match self.cfg.recovery {
+            _ if self.cong_control => self.win.cwnd,
             // RFC 6675 §5 step (4.2): cwnd = ssthresh; then (4.3) retransmit the first
             // un-SACKed segment and (4.4) send by pipe (the caller's try_send).
             Recovery::Sack => self.win.ssthresh.max(1.0),
@@ -649,7 +786,10 @@ impl Sender {
         self.state = CaState::Open;
         self.stats.recovery_time += now - self.recovery_start;
         self.dupacks = 0;
-        self.win.cwnd = self.win.ssthresh;
+        // Linux tcp_end_cwnd_reduction returns at once with `cong_control`.
+        if !self.cong_control {
+            self.win.cwnd = self.win.ssthresh;
+        }
         self.cc.on_recovery_exit(&mut self.win, now);
     }
 
