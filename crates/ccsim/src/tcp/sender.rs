@@ -534,7 +534,8 @@ impl Sender {
                     rate: None,
                     xcp_feedback: xcp
                         .map(|h| h.feedback as f64 / (self.cfg.mss + self.cfg.header) as f64),
-                    ece: pkt.ece && self.cfg.ecn,
+                    // Only ECN-capable data can come back CE, so ECE implies ECN.
+                    ece: pkt.ece,
                 };
                 let before = self.win.cwnd;
                 self.cc.on_ack(&mut self.win, &ack);
