@@ -68,6 +68,11 @@ pub struct Packet {
     pub ecn: Ecn,
     pub ece: bool,
     pub cwr: bool,
+    /// Unused: keeps six one-byte fields, as before the ECN field replaced two
+    /// booleans, so that the packet (copied at every hop) is moved in the same
+    /// aligned pieces (callgrind, bench configurations A, D, PACED: 0.35–0.47 % fewer
+    /// instructions with it).
+    _spare: u8,
     /// SACK blocks or the XCP header (see `TcpOpt`); read and set through the
     /// methods below.
     opt: TcpOpt,
@@ -131,6 +136,7 @@ impl Packet {
             ecn: Ecn::NotEct,
             ece: false,
             cwr: false,
+            _spare: 0,
             opt: TcpOpt::None,
         }
     }

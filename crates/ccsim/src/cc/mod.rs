@@ -264,7 +264,8 @@ mod tests {
         assert!(e.starts_with("beta:"), "{e}");
         let e = build("warp", &Default::default()).err().unwrap();
         assert!(
-            e.contains("known: reno, newreno, highspeed, hstcp") && e.ends_with("prague, bbr, bbr1)"),
+            e.contains("known: reno, newreno, highspeed, hstcp")
+                && e.ends_with("prague, bbr, bbr1)"),
             "{e}"
         );
         // The fluid constructor reads the same parameters with the same checks.

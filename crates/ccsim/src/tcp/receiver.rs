@@ -185,28 +185,10 @@ impl Receiver {
         if let Some(h) = pkt.xcp() {
             *self.xcp_feedback.get_or_insert(0.0) += h.feedback as f64;
         }
-        let ce = pkt.ce();
-        self.ce_received += ce as u64;
-        if self.per_packet_echo {
-            // RFC 8257 §3.2: when the CE state changes, the segments held for a delayed
-            // ACK are acknowledged at once with the old state's ECE, so that every ACK
-            // reports the marks of exactly the segments it covers; the new segment then
-            // starts a delayed ACK of its own under the new state. (Linux also ACKs
-            // the new segment at once, `ICSK_ACK_NOW`.)
-            if ce != self.ece {
-                if self.unacked > 0 {
-                    self.ack(now, out);
-                }
-                self.ece = ce;
-            }
-        } else {
-            // RFC 3168 §6.1.3: CWR stops the echo; a CE on the same segment restarts it.
-            if pkt.cwr {
-                self.ece = false;
-            }
-            if ce {
-                self.ece = true;
-            }
+        // ECN: nothing to do for an unmarked segment without CWR of a classic flow
+        // (one test on the common path).
+        if self.per_packet_echo || pkt.cwr || pkt.ce() {
+            self.on_ecn(pkt.ce(), pkt.cwr, now, out);
         }
         if seq == self.rcv_nxt {
             let had_holes = !self.ooo.is_empty();
@@ -229,6 +211,32 @@ impl Receiver {
             self.ack(now, out); // immediate duplicate ACK
         } else {
             self.ack(now, out); // old duplicate: re-acknowledge
+        }
+    }
+
+    /// The ECN field and CWR of an arriving segment: count a CE, and update the echo.
+    fn on_ecn(&mut self, ce: bool, cwr: bool, now: Time, out: &mut Vec<Packet>) {
+        self.ce_received += ce as u64;
+        if self.per_packet_echo {
+            // RFC 8257 §3.2: when the CE state changes, the segments held for a delayed
+            // ACK are acknowledged at once with the old state's ECE, so that every ACK
+            // reports the marks of exactly the segments it covers; the new segment then
+            // starts a delayed ACK of its own under the new state. (Linux also ACKs
+            // the new segment at once, `ICSK_ACK_NOW`.)
+            if ce != self.ece {
+                if self.unacked > 0 {
+                    self.ack(now, out);
+                }
+                self.ece = ce;
+            }
+        } else {
+            // RFC 3168 §6.1.3: CWR stops the echo; a CE on the same segment restarts it.
+            if cwr {
+                self.ece = false;
+            }
+            if ce {
+                self.ece = true;
+            }
         }
     }
 

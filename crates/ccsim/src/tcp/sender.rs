@@ -544,7 +544,7 @@ impl Sender {
             self.on_ecn_echo(now);
         }
         if self.cong_control {
-            self.cong_control_ack(prior_in_flight, rtt, ack.ece && self.cfg.ecn, now);
+            self.cong_control_ack(prior_in_flight, rtt, ack.ece, now);
         }
         self.try_send(now, out);
     }
@@ -666,7 +666,8 @@ impl Sender {
                         mss: self.cfg.mss,
                         xcp_feedback: xcp
                             .map(|h| h.feedback as f64 / (self.cfg.mss + self.cfg.header) as f64),
-                        ece: pkt.ece && self.cfg.ecn,
+                        // Only ECN-capable data can come back CE, so ECE implies ECN.
+                        ece: pkt.ece,
                     };
                     let before = self.win.cwnd;
                     self.cc.on_ack(&mut self.win, &ack);
