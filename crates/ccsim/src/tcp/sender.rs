@@ -62,6 +62,15 @@ pub struct SenderConfig {
     pub timestamps: bool,
     pub dupthresh: u32,
     pub recovery: Recovery,
+    /// RFC 6937 proportional rate reduction in SACK recovery (Linux
+    /// `tcp_cwnd_reduction`, with its slow-start reduction bound).
+    pub prr: bool,
+    /// A timeout inside fast recovery asks the algorithm for a new ssthresh (ns-3's
+    /// `ReTxTimeout`) instead of keeping the recovery's (Linux `tcp_enter_loss`).
+    pub rto_new_ssthresh: bool,
+    /// A timeout keeps the SACK scoreboard (Linux `tcp_timeout_mark_lost`) instead of
+    /// clearing it (ns-2, ns-3).
+    pub rto_keeps_sack: bool,
     pub pacing: PacingMode,
     /// RFC 3168: send data as ECN-capable and react to ECN-Echo.
     pub ecn: bool,
@@ -709,7 +718,7 @@ impl Sender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::build;
+    use crate::cc::{build, Profile};
     use std::sync::{Arc, Mutex};
 
     const T0: Time = Time::ZERO;
@@ -731,6 +740,9 @@ mod tests {
             timestamps: true,
             dupthresh: 3,
             recovery,
+            prr: false,
+            rto_new_ssthresh: false,
+            rto_keeps_sack: false,
             pacing: PacingMode::None,
             ecn: true,
             cwnd_validation: false,
@@ -740,7 +752,7 @@ mod tests {
     /// A bulk sender in congestion avoidance that has just sent segments 0..window at
     /// t = 0 (cwnd = ssthresh = window, Reno's law).
     fn sender_open(recovery: Recovery, window: f64) -> (Sender, Vec<Packet>) {
-        let cc = build("reno", &Default::default()).unwrap();
+        let cc = build("reno", &Default::default(), Profile::Ns2).unwrap();
         let mut s = Sender::new(config(recovery, window), cc, 0, 0, None);
         let mut out = Vec::new();
         s.start(T0, &mut out);
@@ -887,7 +899,7 @@ mod tests {
     fn cwnd_limited_is_what_stopped_sending() {
         let (s, _) = sender_open(Recovery::NewReno, 10.0);
         assert!(s.cwnd_limited());
-        let cc = build("reno", &Default::default()).unwrap();
+        let cc = build("reno", &Default::default(), Profile::Ns2).unwrap();
         let mut cfg = config(Recovery::NewReno, 10.0);
         cfg.rwnd = 5;
         cfg.init_ssthresh = 100.0;
