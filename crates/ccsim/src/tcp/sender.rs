@@ -156,6 +156,14 @@ pub struct Sender {
     rto_una: Option<u64>,
     round: RoundTracker,
     cwnd_use: CwndUse,
+    /// cwnd when the current fast recovery began (Linux `prior_cwnd`): what the
+    /// algorithm sees of the window at a timeout inside the recovery, where cwnd itself
+    /// is NewReno-inflated or PRR-reduced.
+    prior_cwnd: f64,
+    /// RFC 6937 state: data delivered and sent since recovery began, and RecoverFS.
+    prr_delivered: u64,
+    prr_out: u64,
+    recover_fs: u64,
 }
 
 impl Sender {
@@ -207,6 +215,10 @@ impl Sender {
             rto_una: None,
             round: RoundTracker::default(),
             cwnd_use: CwndUse::default(),
+            prior_cwnd: 0.0,
+            prr_delivered: 0,
+            prr_out: 0,
+            recover_fs: 0,
         }
     }
 
@@ -340,8 +352,23 @@ impl Sender {
         }
         let cwnd = self.win.cwnd.floor().max(1.0) as u64;
         let wnd = cwnd.min(self.cfg.rwnd);
+        // After a timeout that kept the scoreboard (Linux tcp_timeout_mark_lost), the
+        // go-back-N resend skips what the receiver SACKed, and SACKed data is not in
+        // flight (Linux tcp_packets_in_flight).
+        let skip_sacked = self.state == CaState::Loss
+            && self.cfg.recovery == Recovery::Sack
+            && self.cfg.rto_keeps_sack;
         let mut sent = false;
-        while self.snd_nxt < self.limit && self.snd_nxt < self.snd_una + wnd {
+        loop {
+            let mut flight = self.snd_nxt - self.snd_una;
+            if skip_sacked {
+                self.snd_nxt = self.sb.next_unsacked(self.snd_nxt);
+                flight =
+                    self.snd_nxt - self.snd_una - self.sb.sacked_in(self.snd_una, self.snd_nxt);
+            }
+            if !(self.snd_nxt < self.limit && flight < wnd) {
+                break;
+            }
             if paced && !self.pace_ok(now) {
                 break;
             }
@@ -386,6 +413,7 @@ impl Sender {
                 break;
             }
             self.segment(seq, now, out);
+            self.prr_out += 1;
             if seq < self.high_tx {
                 self.sb.retransmitted(seq);
             } else {
@@ -418,6 +446,13 @@ impl Sender {
             return; // acknowledges data never sent: ignore
         }
         let sack = self.cfg.recovery == Recovery::Sack;
+        let prr = sack && self.cfg.prr;
+        let una = self.snd_una;
+        let delivered_before = if prr {
+            self.snd_una + self.sb.sacked_in(self.snd_una, self.high_tx)
+        } else {
+            0
+        };
         if a > self.snd_una {
             self.on_new_ack(a, ack.ts_ecr, ack.xcp(), now, out);
             if sack {
@@ -431,10 +466,45 @@ impl Sender {
             }
             self.on_dupack(now, out);
         }
+        if prr && self.state == CaState::Recovery {
+            // RFC 6937 DeliveredData: change in snd.una plus change in SACKed data.
+            let after = self.snd_una + self.sb.sacked_in(self.snd_una, self.high_tx);
+            self.prr_ack(after.saturating_sub(delivered_before), self.snd_una > una);
+        }
         if ack.ece && self.cfg.ecn {
             self.on_ecn_echo(now);
         }
         self.try_send(now, out);
+    }
+
+    /// RFC 6937 §3.1, per ACK in SACK recovery: cwnd = pipe + sndcnt, where sndcnt
+    /// spreads the reduction to ssthresh over the ACKs of one round trip (sending
+    /// ssthresh/RecoverFS segments per segment delivered) while pipe > ssthresh, and
+    /// below it lets pipe climb back to ssthresh no faster than slow start (PRR-SSRB:
+    /// limit = max(prr_delivered − prr_out, DeliveredData) + 1). As Linux's
+    /// `tcp_cwnd_reduction`: an ACK that delivers nothing changes nothing, and the "+1"
+    /// comes only with an advance of snd.una.
+    fn prr_ack(&mut self, delivered: u64, una_advanced: bool) {
+        if delivered == 0 {
+            return;
+        }
+        self.prr_delivered += delivered;
+        self.sb.compute_lost_end(self.snd_una, self.cfg.dupthresh);
+        let pipe = self.sb.pipe(self.snd_una, self.high_tx) as f64;
+        let ssthresh = self.win.ssthresh;
+        let sndcnt = if pipe > ssthresh {
+            // sndcnt = CEIL(prr_delivered · ssthresh / RecoverFS) − prr_out
+            (self.prr_delivered as f64 * ssthresh / self.recover_fs.max(1) as f64).ceil()
+                - self.prr_out as f64
+        } else {
+            let limit = self
+                .prr_delivered
+                .saturating_sub(self.prr_out)
+                .max(delivered)
+                + una_advanced as u64;
+            (ssthresh - pipe).min(limit as f64)
+        };
+        self.win.cwnd = pipe + sndcnt.max(0.0);
     }
 
     /// RFC 3168 §6.1.2: react to ECN-Echo as to a loss, at most once per window of
@@ -622,6 +692,12 @@ impl Sender {
     /// recovery's rule, and the retransmission of the first unacknowledged segment.
     fn enter_recovery(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.stats.fast_retransmits += 1;
+        self.prior_cwnd = self.win.cwnd;
+        // RFC 6937: RecoverFS = snd.nxt − snd.una (Linux divides by prior_cwnd, the
+        // same when the window limited sending).
+        self.prr_delivered = 0;
+        self.prr_out = 1; // the retransmission below
+        self.recover_fs = self.high_tx - self.snd_una;
         self.win.ssthresh = self.congestion(CongestionKind::FastRetransmit, now);
         self.state = CaState::Recovery;
         self.recovery_start = now;
@@ -657,13 +733,30 @@ impl Sender {
     /// Tell the algorithm of a congestion signal; the ssthresh it asks for (≥ 2
     /// segments, RFC 5681 eq. (4)), which the caller applies by its policy.
     fn congestion(&mut self, kind: CongestionKind, now: Time) -> f64 {
-        let ev = Congestion {
+        let mut ev = Congestion {
             now,
             kind,
             in_flight: self.in_flight() as f64,
             rtt: self.rtt_stats(None),
         };
-        let ssthresh = self.cc.on_congestion(&self.win, &ev).max(2.0);
+        let mut w = self.win;
+        if self.state == CaState::Recovery {
+            if self.cfg.rto_new_ssthresh {
+                // ns-3's ReTxTimeout: GetSsThresh(tcb, BytesInFlight()), with the
+                // window as it stands and, with SACK, the pipe (RFC 6675) in flight.
+                if self.cfg.recovery == Recovery::Sack {
+                    self.sb.compute_lost_end(self.snd_una, self.cfg.dupthresh);
+                    ev.in_flight = self.sb.pipe(self.snd_una, self.high_tx) as f64;
+                }
+            } else {
+                // The recovery's cwnd (NewReno-inflated by duplicate ACKs, RFC 5681
+                // §3.2 step 4, or PRR-reduced) measures nothing of the path: the
+                // algorithm sees the window from before the loss (Linux's prior_cwnd),
+                // so that no law takes W_max or a reduction from an inflated window.
+                w.cwnd = self.prior_cwnd;
+            }
+        }
+        let ssthresh = self.cc.on_congestion(&w, &ev).max(2.0);
         // RFC 3168 §6.1.2: one reduction per window, whatever signalled it; ECN-Echo
         // for data sent before this point does not reduce again.
         self.ecn_recover = self.high_tx;
@@ -688,8 +781,9 @@ impl Sender {
             // path. Linux's tcp_enter_loss likewise reduces ssthresh only "if it has
             // not yet been made inside this window". The algorithm still hears of the
             // timeout (CUBIC, Illinois and Compound reset their state on it).
+            // ns-3 (tcp.rto_new_ssthresh) reduces again.
             let ssthresh = self.congestion(CongestionKind::Timeout, now);
-            if self.state != CaState::Recovery {
+            if self.state != CaState::Recovery || self.cfg.rto_new_ssthresh {
                 self.win.ssthresh = ssthresh;
             }
         }
@@ -705,9 +799,15 @@ impl Sender {
         self.recover = self.high_tx;
         self.snd_nxt = self.snd_una;
         self.timed = None;
-        // RFC 2018 §8: after a timeout the SACK information is not trusted (the
-        // receiver may have reneged); start the scoreboard afresh.
-        self.sb.reset(self.snd_una);
+        if self.cfg.rto_keeps_sack {
+            // Linux tcp_timeout_mark_lost: every un-SACKed segment is lost, what was
+            // SACKed stays SACKed (a receiver here never reneges).
+            self.sb.enter_loss(self.snd_una);
+        } else {
+            // RFC 2018 §8: after a timeout the SACK information is not trusted (the
+            // receiver may have reneged); start the scoreboard afresh (ns-2, ns-3).
+            self.sb.reset(self.snd_una);
+        }
         // RFC 6298 §5.5: back off the timer.
         self.rtt.backoff = (self.rtt.backoff + 1).min(16);
         self.rto_deadline = Some(now + self.rtt.rto());
@@ -915,6 +1015,131 @@ mod tests {
         s.cfg.cwnd_validation = false;
         s.on_ack(&ack(2, ms(100)), ms(100), &mut out);
         assert_eq!(s.cwnd(), 11.0, "slow start without it");
+    }
+
+    /// RFC 6937 §3 / appendix example: 20 segments out, the first lost, ssthresh 10
+    /// (RecoverFS 20). From the third duplicate ACK (which starts recovery with the
+    /// retransmission) PRR sends CEIL(prr_delivered·ssthresh/RecoverFS) − prr_out per
+    /// ACK while pipe > ssthresh: one new segment on every other ACK. RFC 6675 alone
+    /// (cwnd = ssthresh at once) sends nothing until pipe falls below 10.
+    #[test]
+    fn prr_sends_one_segment_per_two_delivered() {
+        for prr in [true, false] {
+            let (mut s, _) = sender_open(Recovery::Sack, 20.0);
+            s.cfg.prr = prr;
+            let mut out = Vec::new();
+            let mut per_ack = Vec::new();
+            for k in 1..=12u32 {
+                let mut p = ack(0, ms(100) + Time::from_micros(k as u64));
+                p.set_sack(&[(1, 1 + k)]);
+                let n = out.len();
+                s.on_ack(&p, p.ts_val, &mut out);
+                per_ack.push(out.len() - n);
+            }
+            assert_eq!(s.ssthresh(), 10.0);
+            assert_eq!(retransmits(&out), vec![0]);
+            if prr {
+                // ACKs 1-2: nothing (no recovery yet); 3: the retransmission
+                // (prr_delivered 1, prr_out 1); then a new segment when prr_delivered
+                // reaches 3, 5, 7, 9.
+                assert_eq!(per_ack, vec![0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0]);
+                assert_eq!(s.prr_out, 5);
+                assert_eq!(s.prr_delivered, 10);
+            } else {
+                // pipe: 17 at entry, one less per ACK; sending resumes below 10.
+                assert_eq!(per_ack, vec![0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1]);
+            }
+        }
+    }
+
+    /// PRR's slow-start reduction bound (RFC 6937 §3.1, PRR-SSRB, as Linux): once pipe
+    /// is at or below ssthresh, an ACK that advances snd.una lets out at most
+    /// max(prr_delivered − prr_out, DeliveredData) + 1 segments, up to ssthresh − pipe.
+    #[test]
+    fn prr_below_ssthresh_is_bounded_by_slow_start() {
+        let (mut s, _) = sender_open(Recovery::Sack, 20.0);
+        s.cfg.prr = true;
+        let mut out = Vec::new();
+        for k in 1..=3u32 {
+            let mut p = ack(0, ms(100) + Time::from_micros(k as u64));
+            p.set_sack(&[(1, 1 + k)]);
+            s.on_ack(&p, p.ts_val, &mut out);
+        }
+        // A partial ACK up to segment 15 (the retransmitted 0 and 1..14 delivered): 12
+        // delivered (snd.una 0 → 15, SACKed 3 → 0). pipe = 5 (15..20) < ssthresh 10.
+        out.clear();
+        s.on_ack(&ack(15, ms(200)), ms(200), &mut out);
+        assert_eq!(s.state(), CaState::Recovery);
+        // limit = max(13 − 1, 12) + 1 = 13; ssthresh − pipe = 5: five segments.
+        assert_eq!(out.len(), 5);
+        assert_eq!(s.cwnd(), 10.0);
+    }
+
+    /// Linux tcp_timeout_mark_lost: a timeout keeps what was SACKed, and the resend
+    /// skips it (tcp.rto_keeps_sack); ns-2 and ns-3 clear the scoreboard and resend
+    /// everything from snd_una.
+    #[test]
+    fn a_timeout_keeps_sack_information_when_asked() {
+        for keep in [true, false] {
+            let (mut s, _) = sender_open(Recovery::Sack, 10.0);
+            s.cfg.rto_keeps_sack = keep;
+            s.cfg.dupthresh = 100; // no fast retransmit: the timer finds the losses
+            let mut out = Vec::new();
+            let mut p = ack(0, ms(100));
+            p.set_sack(&[(1, 5), (6, 10)]);
+            s.on_ack(&p, ms(100), &mut out);
+            out.clear();
+            s.on_timeout(Time::from_secs(1), &mut out);
+            // The receiver now holds 0..5: cumulative ACK 5; cwnd 2 in slow start.
+            let mut p = ack(5, Time::from_secs(1) + ms(100));
+            p.set_sack(&[(6, 10)]);
+            s.on_ack(&p, p.ts_val, &mut out);
+            let r = retransmits(&out);
+            if keep {
+                assert_eq!(r, vec![0, 5], "only the holes");
+            } else {
+                assert_eq!(r, vec![0, 5, 6, 7], "go-back-N over SACKed data");
+            }
+        }
+    }
+
+    /// A timeout inside NewReno recovery: the window duplicate ACKs inflated measures
+    /// nothing, so the algorithm sees the window from before the loss (Linux's
+    /// prior_cwnd) — the CUBIC W_max bug of issue 15 was reading the inflated one. The
+    /// sender keeps the recovery's ssthresh (Linux tcp_enter_loss, ns-2) unless
+    /// tcp.rto_new_ssthresh (ns-3) asks the algorithm again.
+    #[test]
+    fn a_timeout_in_recovery_shows_the_algorithm_the_window_before_the_loss() {
+        for new_ssthresh in [false, true] {
+            let seen = Arc::new(Mutex::new(Vec::new()));
+            struct Seen(Arc<Mutex<Vec<f64>>>);
+            impl CongestionControl for Seen {
+                fn name(&self) -> &'static str {
+                    "seen"
+                }
+                fn on_ack(&mut self, _w: &mut Window, _ack: &Ack) {}
+                fn on_congestion(&mut self, w: &Window, _ev: &Congestion) -> f64 {
+                    self.0.lock().unwrap().push(w.cwnd);
+                    w.cwnd / 2.0
+                }
+            }
+            let mut cfg = config(Recovery::NewReno, 10.0);
+            cfg.rto_new_ssthresh = new_ssthresh;
+            let mut s = Sender::new(cfg, Box::new(Seen(seen.clone())), 0, 0, None);
+            let mut out = Vec::new();
+            s.start(T0, &mut out);
+            dupacks(&mut s, 9, &mut out);
+            assert_eq!(s.cwnd(), 5.0 + 3.0 + 6.0, "inflated by the duplicates");
+            s.on_timeout(Time::from_secs(1), &mut out);
+            let seen = seen.lock().unwrap().clone();
+            if new_ssthresh {
+                assert_eq!(seen, vec![10.0, 14.0]);
+                assert_eq!(s.ssthresh(), 7.0);
+            } else {
+                assert_eq!(seen, vec![10.0, 10.0]);
+                assert_eq!(s.ssthresh(), 5.0);
+            }
+        }
     }
 
     /// What the algorithm hears: no `on_ack` during fast recovery, rounds that close
