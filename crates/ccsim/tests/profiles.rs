@@ -141,3 +141,76 @@ tcp = { profile = "bsd" }
         "{e}"
     );
 }
+
+/// A dumbbell of `n` flows of `cc` over `rate` with a 100 ms RTT and a BDP buffer,
+/// every option the default profile's (linux): what a new user gets.
+fn new_user(n: u32, cc: &str, rate: &str, secs: u32, extra: &str) -> ccsim::Output {
+    run(
+        &format!(
+            r#"
+duration = "{secs}s"
+warmup = "{}s"
+{extra}
+[topology]
+kind = "dumbbell"
+bottleneck_rate = "{rate}"
+bottleneck_delay = "25ms"
+access_delay = "12.5ms"
+buffer = "bdp"
+[[flows]]
+count = {n}
+cc = "{cc}"
+start = {{ uniform = ["0s", "1s"] }}
+"#,
+            secs / 10
+        ),
+        &[],
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn timeouts(o: &ccsim::Output) -> i64 {
+    match o.flows.get("timeouts") {
+        Some(ccsim::summary::table::Column::I64(v)) => v.iter().sum(),
+        other => panic!("timeouts column: {other:?}"),
+    }
+}
+
+/// Issue 15's first new-user case: one NewReno flow, 100 Mb/s, 100 ms, BDP buffer,
+/// 30 s. Under the ns2 profile (ssthresh 64) it used 0.24 of the link; Linux's
+/// defaults fill it, with no timeout.
+#[test]
+fn one_newreno_flow_fills_a_bdp_buffered_path() {
+    let o = new_user(1, "newreno", "100Mbps", 30, "");
+    let u = o.get("links.bottleneck.utilization");
+    eprintln!("linux: utilization {u}, timeouts {}", timeouts(&o));
+    assert!(u >= 0.95, "utilization {u}");
+    assert_eq!(timeouts(&o), 0);
+    let o = new_user(1, "newreno", "100Mbps", 30, "[tcp]\nprofile = \"ns2\"");
+    assert!(
+        o.get("links.bottleneck.utilization") < 0.5,
+        "ns2 is what it was"
+    );
+}
+
+/// Issue 15's second case at a fifth of its scale (20 CUBIC flows, 200 Mb/s, 30 s: the
+/// same BDP per flow and the same regime); the full case is `cubic_100_flows_*`.
+#[test]
+fn many_cubic_flows_fill_a_bdp_buffered_path_without_timeouts() {
+    let o = new_user(20, "cubic", "200Mbps", 30, "");
+    let u = o.get("links.bottleneck.utilization");
+    eprintln!("linux: utilization {u}, timeouts {}", timeouts(&o));
+    assert!(u >= 0.95, "utilization {u}");
+    assert_eq!(timeouts(&o), 0);
+}
+
+/// The full second case: 100 CUBIC flows, 1 Gb/s, 100 ms, BDP buffer, 60 s (ns2
+/// profile before the fixes: 0.669 and 23 timeouts per flow). About 13 s.
+#[test]
+fn cubic_100_flows_1gbps_fill_the_link_without_timeouts() {
+    let o = new_user(100, "cubic", "1Gbps", 60, "");
+    let u = o.get("links.bottleneck.utilization");
+    eprintln!("linux: utilization {u}, timeouts {}", timeouts(&o));
+    assert!(u >= 0.95, "utilization {u}");
+    assert_eq!(timeouts(&o), 0);
+}
