@@ -214,3 +214,72 @@ fn cubic_100_flows_1gbps_fill_the_link_without_timeouts() {
     assert!(u >= 0.95, "utilization {u}");
     assert_eq!(timeouts(&o), 0);
 }
+
+/// The fluid engine takes a profile (its initial window and ssthresh) but refuses the
+/// packet mechanisms when a scenario sets them explicitly.
+#[test]
+fn the_fluid_engine_takes_a_profile_and_refuses_packet_options() {
+    let sc = |tcp: &str| {
+        format!(
+            r#"
+engine = "fluid"
+duration = "2s"
+[tcp]
+{tcp}
+[topology]
+kind = "dumbbell"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "10ms"
+buffer = "bdp"
+[[flows]]
+cc = "cubic"
+"#
+        )
+    };
+    for p in ["linux", "ns2", "ns3"] {
+        let o = run(&sc(&format!("profile = \"{p}\"")), &[]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(o.summary["tcp"]["group0"]["profile"], p);
+    }
+    let e = run(&sc("prr = true\nrto_keeps_sack = false"), &[])
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("cannot honour tcp.prr, tcp.rto_keeps_sack"),
+        "{e}"
+    );
+}
+
+/// RFC 6928: a linux-profile flow's first flight is 10 segments (ns2: 1); an explicit
+/// `init_cwnd` wins. 50 ms into a 100 ms RTT no ACK has come back, so every packet
+/// injected is first-flight data.
+#[test]
+fn the_first_flight_is_the_initial_window() {
+    for (tcp, want) in [
+        ("", 10.0),
+        ("profile = \"ns2\"", 1.0),
+        ("init_cwnd = 4", 4.0),
+    ] {
+        let o = run(
+            &format!(
+                r#"
+duration = "50ms"
+warmup = "0s"
+[tcp]
+{tcp}
+[topology]
+kind = "dumbbell"
+bottleneck_rate = "100Mbps"
+bottleneck_delay = "25ms"
+access_delay = "12.5ms"
+buffer = "bdp"
+[[flows]]
+cc = "cubic"
+"#
+            ),
+            &[],
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(o.get("conservation.sent"), want, "{tcp}");
+    }
+}
