@@ -85,7 +85,7 @@ fn each_profile_gives_its_defaults() {
         json!({
             "profile": "ns3", "recovery": "sack", "mss": 1448, "header": 52,
             "init_cwnd": 10.0, "init_ssthresh": "inf", "delayed_ack": true, "quickack": 0,
-            "min_rto_s": 1.0, "prr": true, "rto_new_ssthresh": true, "rto_keeps_sack": false,
+            "min_rto_s": 1.0, "prr": true, "rto_new_ssthresh": true, "rto_keeps_sack": true,
             "cwnd_validation": false,
         })
     );

@@ -46,8 +46,8 @@ pub struct TcpOpts {
     /// the one the recovery set (Linux `tcp_enter_loss`, ns-2).
     pub rto_new_ssthresh: Option<bool>,
     /// A timeout keeps the SACK scoreboard and resends only what is not SACKed (Linux
-    /// `tcp_timeout_mark_lost`, which clears it only when the receiver reneged),
-    /// instead of clearing it (RFC 2018 §8's caution; ns-2, ns-3).
+    /// `tcp_timeout_mark_lost`, which clears it only when the receiver reneged; ns-3),
+    /// instead of clearing it (RFC 2018 §8's caution; ns-2).
     pub rto_keeps_sack: Option<bool>,
     /// `"none"` (default), `"leaky"`, `"rate"`, or a table (see tcp::pacer).
     pub pacing: Option<PacingSpec>,
@@ -139,7 +139,9 @@ impl ProfileDefaults {
             // ns-3.44: TcpSocket InitialCwnd 10, InitialSlowStartThreshold UINT32_MAX,
             // DelAckCount 2, DelAckTimeout 200 ms; TcpSocketBase MinRto 1 s,
             // Timestamp and Sack on, TcpPrrRecovery; ReTxTimeout recomputes ssthresh
-            // (GetSsThresh) and clears the SACK list. SegmentSize is 536 B in ns-3
+            // (GetSsThresh) and marks the sent list lost but keeps what was SACKed
+            // (TcpTxBuffer::SetSentListLost without resetting SACK, citing RFC 6675
+            // §5.1's errata: retaining SACK information across a timeout). SegmentSize is 536 B in ns-3
             // but every study sets it; 1448 B keeps the profiles comparable.
             Profile::Ns3 => ProfileDefaults {
                 mss: 1448,
@@ -157,7 +159,7 @@ impl ProfileDefaults {
                 sack: true,
                 prr: true,
                 rto_new_ssthresh: true,
-                rto_keeps_sack: false,
+                rto_keeps_sack: true,
                 cwnd_validation: false,
             },
         }

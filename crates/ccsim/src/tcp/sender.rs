@@ -68,8 +68,8 @@ pub struct SenderConfig {
     /// A timeout inside fast recovery asks the algorithm for a new ssthresh (ns-3's
     /// `ReTxTimeout`) instead of keeping the recovery's (Linux `tcp_enter_loss`).
     pub rto_new_ssthresh: bool,
-    /// A timeout keeps the SACK scoreboard (Linux `tcp_timeout_mark_lost`) instead of
-    /// clearing it (ns-2, ns-3).
+    /// A timeout keeps the SACK scoreboard (Linux `tcp_timeout_mark_lost`, ns-3)
+    /// instead of clearing it (ns-2).
     pub rto_keeps_sack: bool,
     pub pacing: PacingMode,
     /// RFC 3168: send data as ECN-capable and react to ECN-Echo.
@@ -805,7 +805,7 @@ impl Sender {
             self.sb.enter_loss(self.snd_una);
         } else {
             // RFC 2018 §8: after a timeout the SACK information is not trusted (the
-            // receiver may have reneged); start the scoreboard afresh (ns-2, ns-3).
+            // receiver may have reneged); start the scoreboard afresh (ns-2).
             self.sb.reset(self.snd_una);
         }
         // RFC 6298 §5.5: back off the timer.
@@ -1076,7 +1076,7 @@ mod tests {
     }
 
     /// Linux tcp_timeout_mark_lost: a timeout keeps what was SACKed, and the resend
-    /// skips it (tcp.rto_keeps_sack); ns-2 and ns-3 clear the scoreboard and resend
+    /// skips it (tcp.rto_keeps_sack; ns-3 too); ns-2 clears the scoreboard and resends
     /// everything from snd_una.
     #[test]
     fn a_timeout_keeps_sack_information_when_asked() {
