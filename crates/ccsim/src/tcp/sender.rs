@@ -352,24 +352,42 @@ impl Sender {
         }
         let cwnd = self.win.cwnd.floor().max(1.0) as u64;
         let wnd = cwnd.min(self.cfg.rwnd);
-        // After a timeout that kept the scoreboard (Linux tcp_timeout_mark_lost), the
-        // go-back-N resend skips what the receiver SACKed, and SACKed data is not in
-        // flight (Linux tcp_packets_in_flight).
-        let skip_sacked = self.state == CaState::Loss
+        let sent = if self.state == CaState::Loss
             && self.cfg.recovery == Recovery::Sack
-            && self.cfg.rto_keeps_sack;
+            && self.cfg.rto_keeps_sack
+        {
+            self.resend_unsacked(paced, now, wnd, out)
+        } else {
+            let mut sent = false;
+            while self.snd_nxt < self.limit && self.snd_nxt < self.snd_una + wnd {
+                if paced && !self.pace_ok(now) {
+                    break;
+                }
+                let seq = self.snd_nxt;
+                self.segment(seq, now, out);
+                self.snd_nxt += 1;
+                self.high_tx = self.high_tx.max(self.snd_nxt);
+                sent = true;
+            }
+            sent
+        };
+        // Stopped by cwnd when the flight fills it (Linux tcp_write_xmit); the pacer,
+        // the receive window and the end of the data leave it unfilled.
+        let limited = self.in_flight() >= cwnd;
+        self.validate_cwnd(sent, limited);
+    }
+
+    /// After a timeout that kept the scoreboard (Linux tcp_timeout_mark_lost): the
+    /// go-back-N resend skips what the receiver SACKed, and SACKed data is not in
+    /// flight (Linux tcp_packets_in_flight). Apart from the common loop of `try_send`
+    /// so that it costs the other states nothing.
+    fn resend_unsacked(&mut self, paced: bool, now: Time, wnd: u64, out: &mut Vec<Packet>) -> bool {
         let mut sent = false;
         loop {
-            let mut flight = self.snd_nxt - self.snd_una;
-            if skip_sacked {
-                self.snd_nxt = self.sb.next_unsacked(self.snd_nxt);
-                flight =
-                    self.snd_nxt - self.snd_una - self.sb.sacked_in(self.snd_una, self.snd_nxt);
-            }
-            if !(self.snd_nxt < self.limit && flight < wnd) {
-                break;
-            }
-            if paced && !self.pace_ok(now) {
+            self.snd_nxt = self.sb.next_unsacked(self.snd_nxt);
+            let flight =
+                self.snd_nxt - self.snd_una - self.sb.sacked_in(self.snd_una, self.snd_nxt);
+            if self.snd_nxt >= self.limit || flight >= wnd || (paced && !self.pace_ok(now)) {
                 break;
             }
             let seq = self.snd_nxt;
@@ -378,10 +396,7 @@ impl Sender {
             self.high_tx = self.high_tx.max(self.snd_nxt);
             sent = true;
         }
-        // Stopped by cwnd when the flight fills it (Linux tcp_write_xmit); the pacer,
-        // the receive window and the end of the data leave it unfilled.
-        let limited = self.in_flight() >= cwnd;
-        self.validate_cwnd(sent, limited);
+        sent
     }
 
     /// Linux `tcp_cwnd_validate`: remember whether this window was cwnd-limited, or
