@@ -24,11 +24,14 @@ pub fn ssthresh(flight_size: f64) -> f64 {
     flight_size / 2.0
 }
 
-/// Reno / NewReno; `per_ack`: ns-3's ACK counting (see the module doc).
+/// Reno / NewReno, counting acknowledged segments.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Reno {
-    pub per_ack: bool,
-}
+pub struct Reno;
+
+/// Reno / NewReno as ns-3's `TcpNewReno`, counting ACKs (see the module doc). A type of
+/// its own so that the segment-counting law costs nothing extra per ACK.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RenoPerAck;
 
 impl Algorithm for Reno {
     const NAMES: &'static [&'static str] = &["reno", "newreno"];
@@ -43,7 +46,11 @@ impl Algorithm for Reno {
         Ok(p.choice("form", &["rfc", "ns3"], d)? == "ns3")
     }
     fn packet(per_ack: &bool) -> Box<dyn CongestionControl> {
-        Box::new(Reno { per_ack: *per_ack })
+        if *per_ack {
+            Box::new(RenoPerAck)
+        } else {
+            Box::new(Reno)
+        }
     }
     fn fluid(_cfg: &bool) -> Option<RenoFluid> {
         Some(RenoFluid)
@@ -55,21 +62,6 @@ impl CongestionControl for Reno {
         "reno"
     }
     fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
-        if self.per_ack {
-            // ns-3 TcpNewReno::SlowStart / CongestionAvoidance: one segment per ACK,
-            // then SMSS·SMSS/cwnd per ACK.
-            // (IncreaseWindow: what the slow-start step leaves, if anything, is one
-            // congestion-avoidance step.)
-            let mut left = ack.acked;
-            if w.in_slow_start() && left >= 1.0 {
-                w.cwnd += 1.0;
-                left -= 1.0;
-            }
-            if !w.in_slow_start() && left > 0.0 {
-                w.additive_increase(INCREASE_PER_RTT, 1.0);
-            }
-            return;
-        }
         let acked = w.slow_start(ack.acked);
         if acked > 0.0 {
             // RFC 5681 eq. (3): cwnd += SMSS·SMSS/cwnd per ACK, here per acked segment.
@@ -79,6 +71,29 @@ impl CongestionControl for Reno {
     fn on_congestion(&mut self, _w: &Window, ev: &Congestion) -> f64 {
         // RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2·SMSS).
         ssthresh(ev.in_flight).max(2.0)
+    }
+}
+
+impl CongestionControl for RenoPerAck {
+    fn name(&self) -> &'static str {
+        "reno"
+    }
+    fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
+        // ns-3 TcpNewReno::SlowStart / CongestionAvoidance: one segment per ACK,
+        // then SMSS·SMSS/cwnd per ACK.
+        // (IncreaseWindow: what the slow-start step leaves, if anything, is one
+        // congestion-avoidance step.)
+        let mut left = ack.acked;
+        if w.in_slow_start() && left >= 1.0 {
+            w.cwnd += 1.0;
+            left -= 1.0;
+        }
+        if !w.in_slow_start() && left > 0.0 {
+            w.additive_increase(INCREASE_PER_RTT, 1.0);
+        }
+    }
+    fn on_congestion(&mut self, w: &Window, ev: &Congestion) -> f64 {
+        Reno.on_congestion(w, ev)
     }
 }
 
@@ -112,7 +127,8 @@ mod tests {
     #[test]
     fn ns3_form_counts_acks_not_segments() {
         for (per_ack, ss, ca) in [(true, 15.0, 0.5), (false, 20.0, 1.0)] {
-            let mut r = Reno { per_ack };
+            let mut r = Reno::packet(&per_ack);
+            let r = r.as_mut();
             let mut st = state(10.0, 1e9);
             for _ in 0..5 {
                 r.on_ack(&mut st, &ack_at(Time::ZERO, 2, None, Time::ZERO));
@@ -129,7 +145,7 @@ mod tests {
     #[test]
     fn slow_start_doubles_then_linear() {
         let mut st = state(1.0, 8.0);
-        let mut r = Reno::default();
+        let mut r = Reno;
         let ack = ack_at(Time::ZERO, 1, None, Time::ZERO);
         // One RTT of slow start: every acked segment adds one.
         for _ in 0..4 {

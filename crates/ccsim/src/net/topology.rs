@@ -210,7 +210,7 @@ impl TcpTemplate {
     ) -> (Sender, Receiver) {
         // The algorithm and its parameters were checked when the template was made.
         let algo = cc::build(&self.cc.name, &self.cc.params, self.profile)
-            .unwrap_or_else(|_| Box::new(crate::cc::reno::Reno::default()));
+            .unwrap_or_else(|_| Box::new(crate::cc::reno::Reno));
         let sender = Sender::new(self.cfg.clone(), algo, flow, data_path, size);
         let mut receiver = Receiver::new(
             flow,

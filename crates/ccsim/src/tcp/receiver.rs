@@ -192,11 +192,12 @@ impl Receiver {
             let had_holes = !self.ooo.is_empty();
             self.ts_recent = pkt.ts_val;
             self.deliver_in_order(now);
-            if self.quickack > 0 {
-                self.quickack -= 1;
-                self.ack(now, out);
-            } else if !self.delayed_ack || had_holes || self.rcv_nxt >= self.limit {
+            if !self.delayed_ack || had_holes || self.rcv_nxt >= self.limit {
                 // Filling a hole is acknowledged at once (RFC 5681 §4.2).
+                self.ack(now, out);
+            } else if self.quickack > 0 {
+                // Quick-ack mode: at once, delayed ACKs notwithstanding.
+                self.quickack -= 1;
                 self.ack(now, out);
             } else {
                 self.unacked += 1;

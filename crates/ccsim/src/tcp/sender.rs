@@ -352,9 +352,9 @@ impl Sender {
         }
         let cwnd = self.win.cwnd.floor().max(1.0) as u64;
         let wnd = cwnd.min(self.cfg.rwnd);
-        let sent = if self.state == CaState::Loss
+        let sent = if self.cfg.rto_keeps_sack
+            && self.state == CaState::Loss
             && self.cfg.recovery == Recovery::Sack
-            && self.cfg.rto_keeps_sack
         {
             self.resend_unsacked(paced, now, wnd, out)
         } else {
@@ -456,18 +456,32 @@ impl Sender {
     }
 
     pub fn on_ack(&mut self, ack: &Packet, now: Time, out: &mut Vec<Packet>) {
-        let a = ack.seq;
-        if a > self.high_tx {
+        if ack.seq > self.high_tx {
             return; // acknowledges data never sent: ignore
         }
-        let sack = self.cfg.recovery == Recovery::Sack;
-        let prr = sack && self.cfg.prr;
-        let una = self.snd_una;
-        let delivered_before = if prr {
-            self.snd_una + self.sb.sacked_in(self.snd_una, self.high_tx)
+        if self.cfg.prr && self.cfg.recovery == Recovery::Sack {
+            // RFC 6937 DeliveredData: change in snd.una plus change in SACKed data.
+            let una = self.snd_una;
+            let before = una + self.sb.sacked_in(una, self.high_tx);
+            self.process_ack(ack, now, out);
+            if self.state == CaState::Recovery {
+                let after = self.snd_una + self.sb.sacked_in(self.snd_una, self.high_tx);
+                self.prr_ack(after.saturating_sub(before), self.snd_una > una);
+            }
         } else {
-            0
-        };
+            self.process_ack(ack, now, out);
+        }
+        if ack.ece && self.cfg.ecn {
+            self.on_ecn_echo(now);
+        }
+        self.try_send(now, out);
+    }
+
+    /// The ACK's cumulative and SACK information: new data acknowledged, or a duplicate.
+    #[inline]
+    fn process_ack(&mut self, ack: &Packet, now: Time, out: &mut Vec<Packet>) {
+        let a = ack.seq;
+        let sack = self.cfg.recovery == Recovery::Sack;
         if a > self.snd_una {
             self.on_new_ack(a, ack.ts_ecr, ack.xcp(), now, out);
             if sack {
@@ -481,15 +495,6 @@ impl Sender {
             }
             self.on_dupack(now, out);
         }
-        if prr && self.state == CaState::Recovery {
-            // RFC 6937 DeliveredData: change in snd.una plus change in SACKed data.
-            let after = self.snd_una + self.sb.sacked_in(self.snd_una, self.high_tx);
-            self.prr_ack(after.saturating_sub(delivered_before), self.snd_una > una);
-        }
-        if ack.ece && self.cfg.ecn {
-            self.on_ecn_echo(now);
-        }
-        self.try_send(now, out);
     }
 
     /// RFC 6937 §3.1, per ACK in SACK recovery: cwnd = pipe + sndcnt, where sndcnt
