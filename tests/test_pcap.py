@@ -18,9 +18,11 @@ pytestmark = pytest.mark.skipif(TSHARK is None, reason="tshark not installed (.c
 MSS = 1460
 
 # Two SACK flows through a 20-packet drop-tail queue: losses, so that ACKs carry SACK
-# blocks; 3 s keeps the trace small.
+# blocks; 3 s keeps the trace small. The ns2 profile: MSS 1460 B behind 40 B.
 SCENARIO = """
 duration = "3s"
+[tcp]
+profile = "ns2"
 [output]
 events = true
 pcap = ["bottleneck", "bottleneck_rev"]

@@ -71,6 +71,7 @@ start = {{ uniform = ["0s", "1s"] }}
 {f'tcp = {{ pacing = "{self.pacing}" }}' if self.pacing else ""}
 
 [tcp]
+profile = "ns2"  # the same work as the benches before profiles (docs/tcp.md)
 mss = "1460B"
 header = "40B"
 """

@@ -549,6 +549,7 @@ def print_summary(run: ccsim.Run, console: Console) -> None:
         "bottleneck",
         "flows",
         "conservation",
+        "tcp",
     }
 
     t.add_row("scenario", str(s.get("name", "—")))
@@ -608,6 +609,20 @@ def print_summary(run: ccsim.Run, console: Console) -> None:
                 t.add_row(f"flows.{k.replace('_bps', '')}", f"{_scaled(v, 1e-6)} Mb/s")
             else:
                 t.add_row(f"flows.{k}", _fmt(v))
+
+    tcp = s.get("tcp")
+    if isinstance(tcp, dict) and tcp:
+        # Each group's effective TCP settings (docs/tcp.md): profile first, then the rest.
+        t.add_section()
+        for group, opts in tcp.items():
+            if not isinstance(opts, dict):
+                continue
+            rest = ", ".join(
+                f"{k} {str(v).lower() if isinstance(v, bool | str) else _fmt(v)}"
+                for k, v in opts.items()
+                if k != "profile"
+            )
+            t.add_row(f"tcp {group}", f"profile {opts.get('profile', '—')}: {rest}")
 
     c = s.get("conservation")
     if isinstance(c, dict):

@@ -80,6 +80,8 @@ pub struct RunInfo {
     pub mean_rtt_s: f64,
     pub packet_size: f64,
     pub buffer: String,
+    /// Each flow group's (and workload's) effective TCP settings, by name.
+    pub tcp: Vec<(String, serde_json::Value)>,
     pub sample_interval: Option<Time>,
     /// `metrics.fair_share_flows` (the ideal latency's fair share).
     pub fair_share_flows: Option<u32>,

@@ -1,6 +1,7 @@
 //! `tcp.cwnd_validation` (RFC 7661 spirit, Linux `tcp_is_cwnd_limited`): an ACK that
-//! was not cwnd-limited does not let the window grow. Off by default (ns-2 never
-//! gates), so a receive-window-limited flow's cwnd keeps growing without bound.
+//! was not cwnd-limited does not let the window grow. On in the linux profile, off in
+//! ns2 (ns-2 never gates), where a receive-window-limited flow's cwnd keeps growing
+//! without bound. The scenarios pin the ns2 profile and set the option explicitly.
 
 use ccsim::{run, Output};
 
@@ -18,6 +19,7 @@ bottleneck_delay = "5ms"
 access_delay = "2.5ms"
 buffer = "bdp"
 [tcp]
+profile = "ns2"
 rwnd = "20pkt"
 init_ssthresh = {init_ssthresh}
 cwnd_validation = {validation}
@@ -93,6 +95,7 @@ bottleneck_rate = "10Mbps"
 bottleneck_delay = "20ms"
 buffer = "tiny"
 [tcp]
+profile = "ns2"
 cwnd_validation = {v}
 [[flows]]
 count = 3

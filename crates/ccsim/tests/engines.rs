@@ -12,6 +12,8 @@ const BOTH: &str = r#"
 duration = "120s"
 warmup = "20s"
 sample_interval = "1s"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "20Mbps"
@@ -179,6 +181,7 @@ bottleneck_rate = "20Mbps"
 bottleneck_delay = "5ms"
 buffer = "bdp"
 [tcp]
+profile = "ns2"
 init_ssthresh = 1e9
 [[flows]]
 count = 2

@@ -14,6 +14,8 @@ const ONE_AIMD: &str = r#"
 engine = "fluid"
 duration = "300s"
 warmup = "20s"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "10Mbps"
@@ -50,6 +52,8 @@ fn full_synchronization_keeps_identical_flows_identical() {
 engine = "fluid"
 duration = "60s"
 sample_interval = "1s"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "100Mbps"
@@ -86,6 +90,7 @@ bottleneck_rate = "1Gbps"
 bottleneck_delay = "10ms"
 buffer = "0.1bdp"
 [tcp]
+profile = "ns2"
 init_ssthresh = 1e9
 [[flows]]
 cc = "scalable"
@@ -139,6 +144,7 @@ bottleneck_rate = "1Gbps"
 bottleneck_delay = "5ms"
 buffer = "1000pkt"
 [tcp]
+profile = "ns2"
 init_ssthresh = 1e9
 [[flows]]
 cc = "scalable"
@@ -182,6 +188,7 @@ bottleneck_rate = "1Gbps"
 bottleneck_delay = "10ms"
 buffer = "{}pkt"
 [tcp]
+profile = "ns2"
 mss = "960B"
 header = "40B"
 init_ssthresh = 1000
@@ -303,6 +310,8 @@ fn red_fluid_law_holds_the_mathis_relation_and_tracks_packet_red() {
 engine = "fluid"
 duration = "300s"
 warmup = "50s"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "100Mbps"
@@ -376,6 +385,8 @@ fn parking_lot_fluid_tracks_the_packet_engine() {
 engine = "fluid"
 duration = "300s"
 warmup = "50s"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "parking_lot"
 middle_links = 2
@@ -436,6 +447,8 @@ engine = "fluid"
 duration = "30s"
 warmup = "5s"
 sample_interval = "0.5s"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "1Gbps"
@@ -634,6 +647,8 @@ fn multi_link_route_sees_both_queues() {
 engine = "fluid"
 duration = "300s"
 warmup = "50s"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "parking_lot"
 middle_links = 2

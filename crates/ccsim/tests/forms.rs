@@ -32,7 +32,7 @@ use ccsim::cc::{
     build, fluid_law, AnyFluidLaw, CongestionControl, CongestionKind, FluidLaw, RttStats, Window,
     KNOWN,
 };
-use ccsim::cc::{Ack, Congestion, Round};
+use ccsim::cc::{Ack, Congestion, Profile, Round};
 use ccsim::units::Time;
 
 const RTTS_MS: [u64; 3] = [10, 100, 200];
@@ -53,7 +53,7 @@ struct PerAck {
 impl PerAck {
     fn new(name: &str, cwnd: f64, ssthresh: f64) -> Self {
         PerAck {
-            cc: build(name, &Default::default()).unwrap(),
+            cc: build(name, &Default::default(), Profile::Ns2).unwrap(),
             w: Window::new(cwnd, ssthresh),
             now: Time::ZERO,
         }
@@ -107,7 +107,7 @@ struct Rate {
 
 impl Rate {
     fn new(name: &str, w: f64, rtt: f64) -> Self {
-        let mut law = fluid_law(name, &Default::default()).unwrap();
+        let mut law = fluid_law(name, &Default::default(), Profile::Ns2).unwrap();
         law.start(0.0, rtt);
         Rate { law, w, t: 0.0 }
     }
@@ -162,7 +162,7 @@ fn with_fluid_form() -> Vec<&'static str> {
     KNOWN
         .iter()
         .map(|names| names[0])
-        .filter(|n| fluid_law(n, &Default::default()).is_ok())
+        .filter(|n| fluid_law(n, &Default::default(), Profile::Ns2).is_ok())
         .collect()
 }
 
@@ -236,7 +236,7 @@ fn algorithms_without_a_rate_form_are_refused() {
     let with: Vec<&str> = with_fluid_form();
     for names in KNOWN {
         for n in *names {
-            match fluid_law(n, &Default::default()) {
+            match fluid_law(n, &Default::default(), Profile::Ns2) {
                 Ok(_) => assert!(with.contains(&names[0])),
                 Err(e) => {
                     // XCP (routers set its window), the ECN-driven DCTCP and Prague
@@ -280,6 +280,7 @@ bottleneck_rate = "10Gbps"
 bottleneck_delay = "1ms"
 buffer = "bdp"
 [tcp]
+profile = "ns2"
 init_cwnd = 100
 init_ssthresh = 100
 [[flows]]

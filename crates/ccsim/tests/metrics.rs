@@ -34,6 +34,7 @@ bottleneck_delay = "10ms"
 access_delay = "10ms"
 buffer = "2000pkt"
 [tcp]
+profile = "ns2"
 init_ssthresh = 100000
 [[flows]]
 size = "{size}"
@@ -89,6 +90,7 @@ bottleneck_delay = "10ms"
 access_delay = "10ms"
 buffer = "1000pkt"
 [tcp]
+profile = "ns2"
 rwnd = "10pkt"
 [[flows]]
 name = "pre"
@@ -121,6 +123,7 @@ bottleneck_delay = "10ms"
 access_delay = "10ms"
 buffer = "1000pkt"
 [tcp]
+profile = "ns2"
 rwnd = "60pkt"
 [[flows]]
 "#;
@@ -152,6 +155,8 @@ fn lone_flow_is_fully_synchronized_and_events_add_up() {
 duration = "30s"
 [output]
 events = true
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "10Mbps"
@@ -212,6 +217,8 @@ duration = "10s"
 warmup = "2s"
 [output]
 links = "all"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "10Mbps"
@@ -248,6 +255,8 @@ fn pcap_has_every_transmitted_packet() {
 duration = "2s"
 [output]
 pcap = ["bottleneck"]
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "10Mbps"
@@ -322,6 +331,8 @@ fn transient_series_add_up() {
     let sc = r#"
 duration = "20s"
 sample_interval = "500ms"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "10Mbps"
@@ -377,6 +388,8 @@ duration = "10s"
 sample_interval = "1s"
 [output]
 events = true
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "10Mbps"
@@ -409,6 +422,8 @@ warmup = "2s"
 sample_interval = "1s"
 [output]
 events = true
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "10Mbps"

@@ -12,6 +12,8 @@ fn one_flow(pacing: &str, duration: &str, warmup: &str) -> ccsim::Output {
         r#"
 duration = "{duration}"
 warmup = "{warmup}"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "10Mbps"

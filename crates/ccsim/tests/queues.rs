@@ -22,6 +22,8 @@ fn dumbbell(queue: &str, buffer: &str, duration: &str, warmup: &str, traffic: &s
         r#"
 duration = "{duration}"
 warmup = "{warmup}"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "10Mbps"

@@ -51,6 +51,7 @@ access_rate = "1Gbps"
 access_delay = "5ms"
 buffer = "bdp"
 [tcp]
+profile = "ns2"
 min_rto = "{min_rto}"
 [[flows]]
 cc = "{cc}"
@@ -248,6 +249,7 @@ access_delay = "5ms"
 buffer = "300pkt"
 queue = {{ kind = "red", min_th = "20pkt", max_th = "60pkt", ecn = true }}
 [tcp]
+profile = "ns2"
 ecn = {flows_ecn}
 [[flows]]
 count = 4
@@ -295,6 +297,8 @@ fn ecn_marks_instead_of_dropping_and_senders_back_off() {
 fn sack_with_xcp_is_rejected_naming_the_field() {
     let sc = r#"
 duration = "1s"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "10Mbps"

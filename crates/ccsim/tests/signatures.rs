@@ -71,6 +71,7 @@ access_rate = "10Gbps"
 access_delay = "1ms"
 buffer = "{buffer}"
 [tcp]
+profile = "ns2"
 init_ssthresh = {init_ssthresh}
 [[flows]]
 cc = {cc}
@@ -232,6 +233,8 @@ fn large_buffer(cc: &str, count: u32) -> Output {
 duration = "40s"
 warmup = "20s"
 sample_interval = "10ms"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "10Mbps"
@@ -362,6 +365,8 @@ fn mixed_algorithms_paced_and_unpaced_share_one_bottleneck() {
         r#"
 duration = "30s"
 warmup = "10s"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "50Mbps"

@@ -16,6 +16,8 @@ const DUMBBELL: &str = r#"
 duration = "6s"
 warmup = "2s"
 sample_interval = "500ms"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "20Mbps"
@@ -54,6 +56,8 @@ const GRAPH: &str = r#"
 duration = "6s"
 warmup = "2s"
 sample_interval = "500ms"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "graph"
 nodes = ["left", "right", "a0s", "a0d", "a1s", "a1d", "b0s", "b0d", "k0s", "k0d"]
@@ -126,6 +130,8 @@ fn graph_equal_to_a_dumbbell_reproduces_it() {
 const PARKING: &str = r#"
 duration = "20s"
 warmup = "8s"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "parking_lot"
 middle_links = 3
@@ -219,6 +225,8 @@ fn parking_lot_bottlenecks_follow_the_cross_traffic() {
 fn graph_routes_by_hops_or_delay() {
     let text = r#"
 duration = "2s"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "graph"
 buffer = "100pkt"
@@ -252,6 +260,8 @@ dst = "c"
 fn bad_topologies_name_the_field() {
     let graph = r#"
 duration = "1s"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "graph"
 buffer = "10pkt"

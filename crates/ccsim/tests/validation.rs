@@ -21,6 +21,8 @@ fn one_reno(rate: &str, buffer: &str, duration: &str, warmup: &str) -> String {
         r#"
 duration = "{duration}"
 warmup = "{warmup}"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "{rate}"
@@ -87,6 +89,8 @@ fn mm1(load: f64, buffer: &str, duration: &str) -> Output {
         r#"
 duration = "{duration}"
 warmup = "20s"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "10Mbps"
@@ -156,6 +160,8 @@ fn reno_over_random_loss_follows_mathis() {
             r#"
 duration = "{dur}"
 warmup = "30s"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "100Mbps"
@@ -186,6 +192,8 @@ const DETERMINISM: &str = r#"
 duration = "20s"
 warmup = "2s"
 sample_interval = "100ms"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "20Mbps"
@@ -227,6 +235,8 @@ fn same_seed_same_results_other_seed_different() {
 fn finite_flows_complete_and_conserve_packets() {
     let sc = r#"
 duration = "30s"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "10Mbps"

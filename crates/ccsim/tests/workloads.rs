@@ -9,6 +9,8 @@ use ccsim::run;
 const POISSON_FLOWS: &str = r#"
 duration = "64s"
 warmup = "4s"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "50Mbps"
@@ -108,6 +110,8 @@ fn poisson_flows_offer_the_configured_load() {
 const WEB: &str = r#"
 duration = "40s"
 warmup = "5s"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "20Mbps"
@@ -206,6 +210,8 @@ fn web_sources_alternate_files_and_off_times() {
 fn closed_loop_alone_meets_its_ideal_latency() {
     let text = r#"
 duration = "30s"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "10Mbps"
@@ -239,6 +245,8 @@ tcp = { init_ssthresh = 1000 }
 fn staged_flows_start_when_named() {
     let text = r#"
 duration = "6s"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "10Mbps"
@@ -301,6 +309,8 @@ fn bad_workloads_name_the_field() {
 fn slots_wait_for_the_network_to_drain() {
     let text = r#"
 duration = "60s"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "10Mbps"
@@ -343,6 +353,8 @@ tcp = { min_rto = "5ms", initial_rto = "20ms", init_cwnd = 10 }
 fn workloads_follow_spans_and_endpoints() {
     let parking = r#"
 duration = "5s"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "parking_lot"
 middle_links = 3
@@ -373,6 +385,8 @@ rtt = "40ms"
 
     let graph = r#"
 duration = "5s"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "graph"
 buffer = "50pkt"
@@ -413,6 +427,8 @@ fn web_xcp_flows_next_to_long_xcp_flows() {
     let text = r#"
 duration = "20s"
 warmup = "8s"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "20Mbps"

@@ -31,6 +31,8 @@ fn dumbbell(
 duration = "{duration}"
 warmup = "{warmup}"
 sample_interval = "100ms"
+[tcp]
+profile = "ns2"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "{rate}"
@@ -442,6 +444,7 @@ buffer = "bdp"
 buffer_unit = "bytes"
 queue = { kind = "xcp", preset = "conservative", count_ack_bytes = true }
 [tcp]
+profile = "ns2"
 mss = "960B"
 pacing = "leaky"
 [[flows]]

@@ -5,11 +5,27 @@
 //! (§4.4–4.5), `alpha_est` (§4.3), `w_max_after` (§4.7) and `beta`. Per ACK cwnd moves
 //! (target − cwnd)/cwnd, which is target − cwnd per RTT in the rate form; W_est grows
 //! α/cwnd per ACK, α per RTT.
+//!
+//! Two forms (`form`, defaulting by the TCP profile; docs/algorithms.md):
+//! - `"rfc"` (profile ns2): RFC 9438 as written — the epoch starts at the congestion
+//!   event from ssthresh, the look-ahead is one SRTT, α switches to 1 once W_est passes
+//!   cwnd_prior, and in the Reno-friendly region cwnd = W_est.
+//! - `"linux"` (profiles linux, ns3): Linux's `tcp_cubic.c` (`bictcp_update`) — the
+//!   epoch starts at the first ACK after recovery from the cwnd then; the look-ahead is
+//!   the minimum RTT (`delay_min`); W_est keeps α_cubic; cwnd moves toward
+//!   max(W_cubic, W_est) and never falls on an ACK; at least 1/20 segment per ACK while
+//!   W_max is unknown; a timeout forgets W_max and delay_min (`cubictcp_state(Loss)` →
+//!   `bictcp_reset`).
+//!
+//! HyStart (`hystart`, on in the linux and ns3 profiles): Linux's classic ACK-train and
+//! delay detectors (`hystart_update`), which end slow start by setting ssthresh = cwnd.
+//! Linux runs this, not RFC 9406's HyStart++.
 
 use super::contract::{
-    Ack, Algorithm, Congestion, CongestionControl, CongestionKind, FluidLaw, Window,
+    Ack, Algorithm, Congestion, CongestionControl, CongestionKind, FluidLaw, Round, Window,
 };
 use super::params::Params;
+use super::profile::Profile;
 use crate::units::Time;
 
 /// RFC 9438 parameters.
@@ -23,6 +39,10 @@ pub struct CubicConfig {
     pub fast_convergence: bool,
     /// The Reno-friendly region (RFC 9438 §4.3, W_est).
     pub reno_friendly: bool,
+    /// Linux's `tcp_cubic.c` forms instead of RFC 9438's (see the module doc).
+    pub linux: bool,
+    /// Linux's HyStart slow-start exit (per-ACK form only).
+    pub hystart: bool,
 }
 
 impl Default for CubicConfig {
@@ -32,6 +52,8 @@ impl Default for CubicConfig {
             beta: 0.7,
             fast_convergence: true,
             reno_friendly: true,
+            linux: false,
+            hystart: false,
         }
     }
 }
@@ -39,11 +61,18 @@ impl Default for CubicConfig {
 impl CubicConfig {
     pub fn from_params(p: &mut Params) -> Result<Self, String> {
         let d = CubicConfig::default();
+        let linux = p.profile() != Profile::Ns2;
         Ok(CubicConfig {
             c: p.pos("c", d.c, 1e6)?,
             beta: p.pos("beta", d.beta, 0.999)?,
             fast_convergence: p.flag("fast_convergence", d.fast_convergence)?,
             reno_friendly: p.flag("reno_friendly", d.reno_friendly)?,
+            linux: p.choice(
+                "form",
+                &["rfc", "linux"],
+                if linux { "linux" } else { "rfc" },
+            )? == "linux",
+            hystart: p.flag("hystart", linux)?,
         })
     }
 
@@ -55,8 +84,9 @@ impl CubicConfig {
 
     /// RFC 9438 §4.3: W_est grows by α per RTT: α_cubic until W_est reaches cwnd_prior,
     /// then 1 (Reno's own increase).
+    /// Linux (`tcp_friendliness`, beta_scale) keeps α_cubic throughout.
     pub fn alpha_est(&self, w_est: f64, cwnd_prior: f64) -> f64 {
-        if w_est >= cwnd_prior {
+        if w_est >= cwnd_prior && !self.linux {
             1.0
         } else {
             self.alpha_cubic()
@@ -108,6 +138,80 @@ pub struct Cubic {
     /// cwnd_prior: the window just before the last reduction (§4.6), for α_cubic's switch.
     pub cwnd_prior: f64,
     pub epoch: Option<Epoch>,
+    /// Linux's `delay_min`: the least RTT sample since the last timeout.
+    pub delay_min: Option<Time>,
+    pub hystart: HyStart,
+}
+
+/// Linux's HyStart state (`tcp_cubic.c`: found, round_start, last_ack, curr_rtt,
+/// sample_cnt).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HyStart {
+    pub found: bool,
+    round_start: Option<Time>,
+    last_ack: Time,
+    curr_rtt: Option<Time>,
+    samples: u32,
+}
+
+/// `hystart_low_window`: HyStart watches slow start from 16 segments on.
+pub const HYSTART_LOW_WINDOW: f64 = 16.0;
+/// `hystart_ack_delta_us`: ACKs at most 2 ms apart form a train.
+pub const HYSTART_ACK_DELTA: Time = Time(2_000_000_000);
+/// `HYSTART_MIN_SAMPLES`: RTT samples per round before the delay test.
+pub const HYSTART_MIN_SAMPLES: u32 = 8;
+
+impl HyStart {
+    /// `bictcp_hystart_reset`: a new round begins at `now`.
+    fn new_round(&mut self, now: Time) {
+        self.round_start = Some(now);
+        self.last_ack = now;
+        self.curr_rtt = None;
+        self.samples = 0;
+    }
+
+    /// `hystart_update`, per ACK in slow start with cwnd ≥ 16 and an RTT sample
+    /// `delay`: true when slow start should end (the caller sets ssthresh = cwnd).
+    pub fn update(
+        &mut self,
+        now: Time,
+        delay: Time,
+        delay_min: Time,
+        srtt: Time,
+        cwnd: f64,
+    ) -> bool {
+        let start = *self.round_start.get_or_insert(now);
+        // ACK train: the ACKs of this round, each within 2 ms of the previous, have
+        // spread over more than delay_min/2 (halved for an unpaced sender) plus the
+        // allowance hystart_ack_delay = min(1 ms, 4·GSO size / pacing rate), with
+        // Linux's slow-start pacing rate 2·cwnd/srtt and 64 KB GSO over 1448 B segments:
+        // 90.5·srtt/cwnd.
+        if now.saturating_sub(self.last_ack) <= HYSTART_ACK_DELTA {
+            self.last_ack = now;
+            let ack_delay = Time::from_secs_f64(90.5 * srtt.as_secs_f64() / cwnd.max(1.0))
+                .min(Time::from_millis(1));
+            let threshold = Time((delay_min + ack_delay).ps() / 2);
+            if now.saturating_sub(start) > threshold {
+                self.found = true;
+                return true;
+            }
+        }
+        // Delay increase: the least RTT of the round's first 8+ samples exceeds
+        // delay_min by clamp(delay_min/8, 4 ms, 16 ms) (HYSTART_DELAY_THRESH).
+        let curr = self.curr_rtt.map_or(delay, |c| c.min(delay));
+        self.curr_rtt = Some(curr);
+        if self.samples < HYSTART_MIN_SAMPLES {
+            self.samples += 1;
+        } else {
+            let thresh =
+                Time(delay_min.ps() / 8).clamp(Time::from_millis(4), Time::from_millis(16));
+            if curr > delay_min + thresh {
+                self.found = true;
+                return true;
+            }
+        }
+        false
+    }
 }
 
 impl Cubic {
@@ -117,6 +221,33 @@ impl Cubic {
             w_max: 0.0,
             cwnd_prior: 0.0,
             epoch: None,
+            delay_min: None,
+            hystart: HyStart::default(),
+        }
+    }
+
+    /// Linux `cubictcp_acked`: keep delay_min (not within 1 s of an epoch's start,
+    /// "right after fast recovery") and run HyStart.
+    fn acked(&mut self, w: &mut Window, ack: &Ack) {
+        let Some(delay) = ack.rtt.latest else {
+            return;
+        };
+        if let Some(e) = self.epoch {
+            if ack.now.saturating_sub(e.start) < Time::from_secs(1) {
+                return;
+            }
+        }
+        let dm = self.delay_min.map_or(delay, |d| d.min(delay));
+        self.delay_min = Some(dm);
+        if self.p.hystart
+            && !self.hystart.found
+            && w.in_slow_start()
+            && w.cwnd >= HYSTART_LOW_WINDOW
+            && self
+                .hystart
+                .update(ack.now, delay, dm, ack.rtt.srtt, w.cwnd)
+        {
+            w.ssthresh = w.cwnd;
         }
     }
 
@@ -153,8 +284,15 @@ impl CongestionControl for Cubic {
     }
 
     fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
+        if self.p.linux || self.p.hystart {
+            self.acked(w, ack);
+        }
         let acked = w.slow_start(ack.acked);
         if acked <= 0.0 {
+            return;
+        }
+        if self.p.linux {
+            self.linux_update(w, ack, acked);
             return;
         }
         if self.epoch.is_none() {
@@ -186,6 +324,11 @@ impl CongestionControl for Cubic {
         w.cwnd += acked * (target - w.cwnd) / w.cwnd;
     }
 
+    fn on_round(&mut self, _w: &mut Window, r: &Round) {
+        // HyStart's rounds are the sender's (Linux tracks end_seq = snd_nxt itself).
+        self.hystart.new_round(r.now);
+    }
+
     fn on_congestion(&mut self, w: &Window, ev: &Congestion) -> f64 {
         let cwnd = w.cwnd;
         self.w_max = self.p.w_max_after(cwnd, self.w_max);
@@ -193,6 +336,19 @@ impl CongestionControl for Cubic {
         // §4.6: ssthresh = max(cwnd·β_cubic, 2) (RFC: flight_size·β; we use cwnd,
         // which the sender keeps ≈ FlightSize outside recovery).
         let ssthresh = (cwnd * self.p.beta).max(2.0);
+        if self.p.linux {
+            // cubictcp_recalc_ssthresh: epoch_start = 0, so the epoch begins at the
+            // first ACK after recovery (bictcp_update). On a timeout, entering Loss
+            // resets everything (cubictcp_state → bictcp_reset): W_max is forgotten,
+            // and so are delay_min and HyStart's state.
+            self.epoch = None;
+            if ev.kind == CongestionKind::Timeout {
+                self.w_max = 0.0;
+                self.delay_min = None;
+                self.hystart = HyStart::default();
+            }
+            return ssthresh;
+        }
         match ev.kind {
             // §4.8: after a timeout cwnd restarts from 1 and slow-starts to ssthresh;
             // the epoch begins when congestion avoidance does.
@@ -202,6 +358,44 @@ impl CongestionControl for Cubic {
             _ => self.start_epoch(ev.now, ssthresh),
         }
         ssthresh
+    }
+}
+
+impl Cubic {
+    /// Linux `bictcp_update` + `cubictcp_cong_avoid`, per ACK in congestion avoidance.
+    fn linux_update(&mut self, w: &mut Window, ack: &Ack, acked: f64) {
+        if self.epoch.is_none() {
+            // The epoch starts now, from the window now (tcp_cwnd = cwnd): K = 0 and
+            // origin = cwnd when W_max ≤ cwnd.
+            self.start_epoch(ack.now, w.cwnd);
+        }
+        let p = self.p;
+        let w_max_known = self.w_max > 0.0;
+        let dm = self.delay_min.unwrap_or(ack.rtt.min).as_secs_f64();
+        let e = self.epoch.as_mut().expect("epoch set above");
+        // t = now − epoch_start + delay_min: the curve one minimum RTT ahead.
+        let t = ack.now.saturating_sub(e.start).as_secs_f64() + dm;
+        let target = p.w_cubic(t, e.k, e.origin);
+        // cnt: ACKs per +1 segment; per ACK cwnd grows (target − cwnd)/cwnd, or
+        // 1/(100·cwnd) at or above the target; at most 1/2 per ACK (cnt ≥ 2).
+        let mut inc = if target > w.cwnd {
+            (target - w.cwnd) / w.cwnd
+        } else {
+            1.0 / (100.0 * w.cwnd)
+        };
+        if !w_max_known {
+            // "The initial growth of cubic function may be too conservative": cnt ≤ 20.
+            inc = inc.max(1.0 / 20.0);
+        }
+        if p.reno_friendly {
+            // tcp_friendliness: tcp_cwnd (W_est) gains α_cubic per cwnd ACKs; when it
+            // is ahead, cwnd moves toward it at (tcp_cwnd − cwnd)/cwnd per ACK.
+            e.w_est += p.alpha_cubic() * acked / w.cwnd;
+            if e.w_est > w.cwnd {
+                inc = inc.max((e.w_est - w.cwnd) / w.cwnd);
+            }
+        }
+        w.cwnd += acked * inc.min(0.5);
     }
 }
 
@@ -400,6 +594,168 @@ mod tests {
         let ssthresh = c.on_congestion(&st, &ev);
         assert!((c.w_max - 90.0 * 0.85).abs() < 1e-9);
         assert!((ssthresh - 63.0).abs() < 1e-9);
+    }
+
+    fn linux() -> CubicConfig {
+        CubicConfig {
+            linux: true,
+            hystart: true,
+            ..CubicConfig::default()
+        }
+    }
+
+    fn ack_rtt(now: Time, rtt: Time, srtt: Time) -> Ack {
+        let mut a = ack_at(now, 1, Some(rtt), srtt);
+        a.rtt.min = rtt;
+        a
+    }
+
+    /// Linux bictcp_update: the epoch starts at the first ACK after recovery, from the
+    /// cwnd then (K = ∛((W_max − cwnd)/C)), not at the congestion event; the curve is
+    /// read delay_min ahead, t = now − epoch_start + delay_min, and cwnd moves
+    /// (W_cubic(t) − cwnd)/cwnd per ACK.
+    #[test]
+    fn linux_epoch_starts_at_the_first_ack_after_recovery_and_looks_delay_min_ahead() {
+        let mut c = Cubic::new(linux());
+        let mut st = state(1000.0, 1e9);
+        // delay_min = 50 ms, learned from a sample (more than 1 s before any epoch).
+        c.on_ack(
+            &mut state(5.0, 1.0),
+            &ack_rtt(
+                Time::from_secs(1),
+                Time::from_millis(50),
+                Time::from_millis(50),
+            ),
+        );
+        assert_eq!(c.delay_min, Some(Time::from_millis(50)));
+        let loss = Time::from_secs(10);
+        st.ssthresh = c.on_congestion(&st, &cong(loss, CongestionKind::FastRetransmit, 1000));
+        assert_eq!(st.ssthresh, 700.0);
+        assert!(c.epoch.is_none(), "no epoch at the congestion event");
+        // Recovery lasts until t = 10.3 s and leaves cwnd = ssthresh.
+        st.cwnd = 700.0;
+        let first = Time::from_millis(10_300);
+        // srtt 200 ms: the RFC form would look 200 ms ahead; Linux looks 50 ms.
+        c.on_ack(
+            &mut st,
+            &ack_rtt(first, Time::from_millis(200), Time::from_millis(200)),
+        );
+        let e = c.epoch.unwrap();
+        assert_eq!(e.start, first);
+        let k = ((1000.0f64 - 700.0) / 0.4).cbrt();
+        assert!((e.k - k).abs() < 1e-12);
+        assert_eq!(e.origin, 1000.0);
+        // One more ACK 1 s later: exactly (W_cubic(1.05) − cwnd)/cwnd.
+        let w0 = st.cwnd;
+        c.on_ack(
+            &mut st,
+            &ack_rtt(
+                first + Time::from_secs(1),
+                Time::from_millis(200),
+                Time::from_millis(200),
+            ),
+        );
+        let target = 0.4 * (1.05 - k).powi(3) + 1000.0;
+        let want = w0 + (target - w0) / w0;
+        assert!((st.cwnd - want).abs() < 1e-9, "{} vs {want}", st.cwnd);
+    }
+
+    /// Linux keeps α_cubic for W_est (no RFC 9438 switch to 1 past cwnd_prior), and
+    /// cwnd never falls on an ACK (the RFC form sets cwnd = W_est in the Reno-friendly
+    /// region, which may lie below it).
+    #[test]
+    fn linux_keeps_alpha_cubic_and_never_lowers_cwnd_on_an_ack() {
+        let p = linux();
+        assert_eq!(p.alpha_est(20.0, 10.0), p.alpha_cubic());
+        assert_eq!(CubicConfig::default().alpha_est(20.0, 10.0), 1.0);
+        let mut c = Cubic::new(p);
+        let mut st = state(100.0, 50.0);
+        let mut now = Time::from_secs(5);
+        for _ in 0..2000 {
+            now += Time::from_millis(1);
+            let w0 = st.cwnd;
+            c.on_ack(
+                &mut st,
+                &ack_rtt(now, Time::from_millis(10), Time::from_millis(10)),
+            );
+            assert!(st.cwnd >= w0);
+        }
+    }
+
+    /// Linux cubictcp_state(TCP_CA_Loss) → bictcp_reset: a timeout forgets W_max (and
+    /// delay_min); the RFC form keeps W_max = the window before the loss (the sender
+    /// shows it the pre-recovery window, tcp/sender.rs).
+    #[test]
+    fn a_timeout_forgets_w_max_in_the_linux_form() {
+        for (cfg, want) in [(linux(), 0.0), (CubicConfig::default(), 400.0)] {
+            let mut c = Cubic::new(cfg);
+            let st = state(400.0, 1e9);
+            c.on_congestion(&st, &cong(Time::from_secs(1), CongestionKind::Timeout, 400));
+            assert_eq!(c.w_max, want, "linux: {}", cfg.linux);
+        }
+    }
+
+    /// HyStart's ACK train (Linux hystart_update): ACKs each within 2 ms of the last,
+    /// spanning more than (delay_min + ack_delay)/2 since the round began, end slow
+    /// start with ssthresh = cwnd. delay_min 100 ms, srtt 100 ms, cwnd 20:
+    /// ack_delay = min(1 ms, 90.5·0.1/20 s) = 1 ms, so the threshold is 50.5 ms.
+    #[test]
+    fn hystart_ack_train_ends_slow_start_past_half_the_min_rtt() {
+        let mut c = Cubic::new(linux());
+        let rtt = Time::from_millis(100);
+        let t0 = Time::from_secs(2);
+        c.on_round(&mut state(20.0, 1e9), &round(t0, rtt, rtt));
+        let mut exit = None;
+        for i in 1..=60u64 {
+            let mut st = state(20.0, 1e9);
+            let now = t0 + Time::from_millis(i);
+            c.on_ack(&mut st, &ack_rtt(now, rtt, rtt));
+            if st.ssthresh < 1e9 {
+                exit = Some((i, st.ssthresh));
+                break;
+            }
+        }
+        assert_eq!(exit, Some((51, 20.0)), "ssthresh = cwnd at the 51st ms");
+        // Below hystart_low_window (16) HyStart does not watch.
+        let mut c = Cubic::new(linux());
+        c.on_round(&mut state(8.0, 1e9), &round(t0, rtt, rtt));
+        for i in 1..=60u64 {
+            let mut st = state(8.0, 1e9);
+            c.on_ack(&mut st, &ack_rtt(t0 + Time::from_millis(i), rtt, rtt));
+            assert_eq!(st.ssthresh, 1e9);
+        }
+    }
+
+    /// HyStart's delay test: after 8 samples in a round, the round's least RTT above
+    /// delay_min + clamp(delay_min/8, 4 ms, 16 ms) ends slow start (ACKs 3 ms apart, so
+    /// no ACK train). delay_min 100 ms: the bound is 112.5 ms.
+    #[test]
+    fn hystart_delay_increase_ends_slow_start() {
+        for (rtt_ms, exits) in [(113u64, true), (112, false)] {
+            let mut c = Cubic::new(linux());
+            let base = Time::from_millis(100);
+            c.on_ack(
+                &mut state(20.0, 1e9),
+                &ack_rtt(Time::from_secs(1), base, base),
+            );
+            let t0 = Time::from_secs(2);
+            c.on_round(&mut state(20.0, 1e9), &round(t0, base, base));
+            let mut st = state(20.0, 1e9);
+            for i in 1..=9u64 {
+                let mut a = ack_rtt(
+                    t0 + Time::from_millis(3 * i),
+                    Time::from_millis(rtt_ms),
+                    base,
+                );
+                a.acked = 0.0;
+                st.ssthresh = 1e9;
+                c.on_ack(&mut st, &a);
+                if i < 9 {
+                    assert_eq!(st.ssthresh, 1e9, "not before 8 samples");
+                }
+            }
+            assert_eq!(st.ssthresh < 1e9, exits, "rtt {rtt_ms} ms");
+        }
     }
 
     /// Integrate the rate form at a fixed RTT for `secs` seconds from `t0`.

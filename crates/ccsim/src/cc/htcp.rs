@@ -8,9 +8,16 @@
 //! on a loss cwnd ← β·cwnd. (Until this was one function the fluid law ignored the RTT
 //! scaling: at Δ = 5 s it added 45 packets per RTT at every RTT where the per-ACK form
 //! adds 4.5 at 10 ms and 90 at 200 ms.)
+//!
+//! Forms (`form`, by the TCP profile; docs/algorithms.md): `"paper"` (ns2, ns3) adapts
+//! β = RTT_min/RTT_max at every congestion event; `"linux"` (`tcp_htcp.c`,
+//! `htcp_beta_update`) uses β = β_min at the first congestion event (modeswitch = 0)
+//! and whenever RTT_min ≤ 10 ms. Linux's bandwidth switch (β_min again when the
+//! throughput moved by more than 20 % between events) is not modelled.
 
 use super::contract::{Ack, Algorithm, Congestion, CongestionControl, FluidLaw, Window};
 use super::params::Params;
+use super::profile::Profile;
 use crate::units::Time;
 
 /// H-TCP's parameters.
@@ -27,7 +34,12 @@ pub struct HtcpConfig {
     /// default): α ← α·RTT_min/RTT_ref, the factor clamped to [0.1, 2], so that the
     /// window grows at the same rate per second whatever the RTT.
     pub rtt_scaling: bool,
+    /// Linux's backoff rule (`backoff_linux`).
+    pub linux: bool,
 }
+
+/// Linux `htcp_beta_update`: below this RTT_min the backoff stays β_min, seconds.
+pub const LINUX_ADAPTIVE_MIN_RTT_S: f64 = 0.010;
 
 /// RTT_ref of the RTT scaling (Linux: 100 ms), seconds.
 pub const RTT_REF_S: f64 = 0.1;
@@ -40,6 +52,7 @@ impl Default for HtcpConfig {
             beta_max: 0.8,
             adaptive_backoff: true,
             rtt_scaling: true,
+            linux: false,
         }
     }
 }
@@ -53,6 +66,15 @@ impl HtcpConfig {
             beta_max: p.pos("beta_max", d.beta_max, 0.999)?,
             adaptive_backoff: p.flag("adaptive_backoff", d.adaptive_backoff)?,
             rtt_scaling: p.flag("rtt_scaling", d.rtt_scaling)?,
+            linux: p.choice(
+                "form",
+                &["paper", "linux"],
+                if p.profile() == Profile::Linux {
+                    "linux"
+                } else {
+                    "paper"
+                },
+            )? == "linux",
         };
         if hp.beta_max < hp.beta_min {
             return Err(format!(
@@ -102,6 +124,16 @@ impl HtcpConfig {
             self.beta_min
         }
     }
+
+    /// The backoff of a congestion event: `backoff`, or with the Linux form β_min at
+    /// the `first` event and whenever RTT_min ≤ 10 ms (`htcp_beta_update`).
+    pub fn backoff_at(&self, first: bool, rtt_min: f64, rtt_max: f64) -> f64 {
+        if self.linux && (first || rtt_min <= LINUX_ADAPTIVE_MIN_RTT_S) {
+            self.beta_min
+        } else {
+            self.backoff(rtt_min, rtt_max)
+        }
+    }
 }
 
 /// The per-ACK form.
@@ -114,6 +146,8 @@ pub struct Htcp {
     /// Smallest RTT sample seen, largest since the last congestion event.
     pub rtt_min: Option<Time>,
     pub rtt_max: Option<Time>,
+    /// Congestion events so far.
+    pub events: u64,
 }
 
 impl Htcp {
@@ -124,6 +158,7 @@ impl Htcp {
             last_congestion: None,
             rtt_min: None,
             rtt_max: None,
+            events: 0,
         }
     }
 }
@@ -165,9 +200,13 @@ impl CongestionControl for Htcp {
     }
     fn on_congestion(&mut self, w: &Window, ev: &Congestion) -> f64 {
         self.beta = match (self.rtt_min, self.rtt_max) {
-            (Some(lo), Some(hi)) => self.p.backoff(lo.as_secs_f64(), hi.as_secs_f64()),
+            (Some(lo), Some(hi)) => {
+                self.p
+                    .backoff_at(self.events == 0, lo.as_secs_f64(), hi.as_secs_f64())
+            }
             _ => self.p.beta_min,
         };
+        self.events += 1;
         // RTT_max is measured afresh each congestion epoch (it is the RTT when the
         // queue is full, which the previous epoch no longer reports).
         self.rtt_max = None;
@@ -190,6 +229,7 @@ pub struct HtcpFluid {
     rtt_max: f64,
     /// The backoff β of the last loss (used in α until the next one).
     beta: f64,
+    losses: u64,
 }
 
 impl HtcpFluid {
@@ -201,6 +241,7 @@ impl HtcpFluid {
             rtt_max: 0.0,
             // The per-ACK form starts with β = beta_min too.
             beta: p.beta_min,
+            losses: 0,
         }
     }
 
@@ -223,7 +264,10 @@ impl FluidLaw for HtcpFluid {
     }
     fn on_loss(&mut self, w: f64, t: f64) -> f64 {
         // The adaptive backoff over the epoch just ended.
-        self.beta = self.p.backoff(self.rtt_min, self.rtt_max);
+        self.beta = self
+            .p
+            .backoff_at(self.losses == 0, self.rtt_min, self.rtt_max);
+        self.losses += 1;
         self.rtt_max = 0.0;
         self.t_last = t;
         self.beta * w
@@ -243,6 +287,57 @@ mod tests {
     use super::*;
     use crate::cc::test_util::*;
     use crate::cc::CongestionKind;
+
+    /// Linux htcp_beta_update: β = β_min (0.5) at the first congestion event
+    /// (modeswitch = 0) and whenever RTT_min ≤ 10 ms; else RTT_min/RTT_max in [0.5,
+    /// 0.8]. The paper form adapts from the first event.
+    #[test]
+    fn linux_backoff_is_half_at_the_first_loss_and_on_short_paths() {
+        let linux = HtcpConfig {
+            linux: true,
+            ..HtcpConfig::default()
+        };
+        let paper = HtcpConfig::default();
+        assert_eq!(linux.backoff_at(true, 0.1, 0.125), 0.5);
+        let near = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        assert!(near(paper.backoff_at(true, 0.1, 0.125), 0.8));
+        assert!(near(linux.backoff_at(false, 0.1, 0.125), 0.8));
+        assert_eq!(linux.backoff_at(false, 0.010, 0.0125), 0.5);
+        assert!(near(paper.backoff_at(false, 0.010, 0.0125), 0.8));
+        // Through the per-ACK form: RTT samples 100 then 125 ms, two losses.
+        let mut h = Htcp::new(linux);
+        let mut st = state(100.0, 50.0);
+        for (t, r) in [(1u64, 100u64), (2, 125)] {
+            h.on_ack(
+                &mut st,
+                &ack_at(
+                    Time::from_secs(t),
+                    1,
+                    Some(Time::from_millis(r)),
+                    Time::from_millis(r),
+                ),
+            );
+        }
+        let s1 = h.on_congestion(
+            &st,
+            &cong(Time::from_secs(3), CongestionKind::FastRetransmit, 100),
+        );
+        assert_eq!((h.beta, s1), (0.5, 0.5 * st.cwnd));
+        h.on_ack(
+            &mut st,
+            &ack_at(
+                Time::from_secs(4),
+                1,
+                Some(Time::from_millis(125)),
+                Time::from_millis(125),
+            ),
+        );
+        let s2 = h.on_congestion(
+            &st,
+            &cong(Time::from_secs(5), CongestionKind::FastRetransmit, 100),
+        );
+        assert!((h.beta - 0.8).abs() < 1e-12 && (s2 - 0.8 * st.cwnd).abs() < 1e-9);
+    }
 
     #[test]
     fn alpha_of_delta() {

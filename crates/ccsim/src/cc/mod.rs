@@ -27,6 +27,7 @@ pub mod htcp;
 pub mod illinois;
 mod params;
 pub mod prague;
+pub mod profile;
 pub mod reno;
 pub mod scalable;
 pub mod vegas;
@@ -37,6 +38,7 @@ pub use contract::{
     NoFluid, RateSample, Round, RttStats, Window, ABC_LIMIT,
 };
 pub use params::Params;
+pub use profile::Profile;
 
 /// The fluid engine's floor on a reduced window: ≥ 2 segments, as the packet sender's
 /// ssthresh (RFC 5681 eq. (4)), and never above the window before the loss.
@@ -54,14 +56,17 @@ macro_rules! registry {
         pub const KNOWN: &[&[&str]] = &[$(<$algo as Algorithm>::NAMES),*];
 
         /// Build the per-ACK form of an algorithm by name. `params` are the extra keys of
-        /// `cc = { name = ..., ... }`; an error names the offending key.
+        /// `cc = { name = ..., ... }`; an error names the offending key. `profile` (the
+        /// flow's `tcp.profile`) picks the defaults of the parameters whose form differs
+        /// between stacks (`form`, `hystart`; docs/algorithms.md).
         pub fn build(
             name: &str,
             params: &toml::value::Table,
+            profile: Profile,
         ) -> Result<Box<dyn CongestionControl>, String> {
             $(
                 if <$algo as Algorithm>::NAMES.contains(&name) {
-                    let mut p = Params::new(name, params);
+                    let mut p = Params::new(name, params, profile);
                     let cfg = <$algo as Algorithm>::config(&mut p)?;
                     p.finish()?;
                     return Ok(<$algo as Algorithm>::packet(&cfg));
@@ -76,10 +81,11 @@ macro_rules! registry {
         pub fn fluid_law(
             name: &str,
             params: &toml::value::Table,
+            profile: Profile,
         ) -> Result<AnyFluidLaw, String> {
             $(
                 if <$algo as Algorithm>::NAMES.contains(&name) {
-                    let mut p = Params::new(name, params);
+                    let mut p = Params::new(name, params, profile);
                     let cfg = <$algo as Algorithm>::config(&mut p)?;
                     p.finish()?;
                     return match <$algo as Algorithm>::fluid(&cfg) {
@@ -100,7 +106,7 @@ macro_rules! registry {
             let mut names = Vec::new();
             $(
                 let canonical = <$algo as Algorithm>::NAMES[0];
-                let cfg = <$algo as Algorithm>::config(&mut Params::new(canonical, &empty));
+                let cfg = <$algo as Algorithm>::config(&mut Params::new(canonical, &empty, Profile::Ns2));
                 if cfg.ok().and_then(|c| <$algo as Algorithm>::fluid(&c)).is_some() {
                     names.extend_from_slice(<$algo as Algorithm>::NAMES);
                 }
@@ -243,35 +249,52 @@ mod tests {
     #[test]
     fn every_known_name_builds_with_defaults() {
         for n in KNOWN.iter().flat_map(|n| n.iter()) {
-            let a = build(n, &Default::default()).unwrap_or_else(|e| panic!("{n}: {e}"));
+            let a =
+                build(n, &Default::default(), Profile::Ns2).unwrap_or_else(|e| panic!("{n}: {e}"));
             assert_eq!(a.name(), KNOWN.iter().find(|k| k.contains(n)).unwrap()[0]);
         }
     }
 
     #[test]
     fn parameters_override_and_errors_name_the_key() {
-        assert!(build("fast", &table("alpha = 200")).is_ok());
-        assert!(build("fast", &table("alpha = 50.5\ngamma = 0.3")).is_ok());
-        let e = build("fast", &table("alfa = 1")).err().unwrap();
+        assert!(build("fast", &table("alpha = 200"), Profile::Ns2).is_ok());
+        assert!(build("fast", &table("alpha = 50.5\ngamma = 0.3"), Profile::Ns2).is_ok());
+        let e = build("fast", &table("alfa = 1"), Profile::Ns2)
+            .err()
+            .unwrap();
         assert!(e.starts_with("alfa:"), "{e}");
-        let e = build("cubic", &table("beta = -0.5")).err().unwrap();
+        let e = build("cubic", &table("beta = -0.5"), Profile::Ns2)
+            .err()
+            .unwrap();
         assert!(e.starts_with("beta:"), "{e}");
-        let e = build("vegas", &table("alpha = \"two\"")).err().unwrap();
+        let e = build("vegas", &table("alpha = \"two\""), Profile::Ns2)
+            .err()
+            .unwrap();
         assert!(e.starts_with("alpha:"), "{e}");
-        let e = build("bic", &table("fast_convergence = 1")).err().unwrap();
+        let e = build("bic", &table("fast_convergence = 1"), Profile::Ns2)
+            .err()
+            .unwrap();
         assert!(e.starts_with("fast_convergence:"), "{e}");
-        let e = build("reno", &table("beta = 0.5")).err().unwrap();
+        let e = build("reno", &table("beta = 0.5"), Profile::Ns2)
+            .err()
+            .unwrap();
         assert!(e.starts_with("beta:"), "{e}");
-        let e = build("warp", &Default::default()).err().unwrap();
+        let e = build("warp", &Default::default(), Profile::Ns2)
+            .err()
+            .unwrap();
         assert!(
             e.contains("known: reno, newreno, highspeed, hstcp")
                 && e.ends_with("prague, bbr, bbr1)"),
             "{e}"
         );
         // The fluid constructor reads the same parameters with the same checks.
-        let e = fluid_law("cubic", &table("beta = 1.5")).err().unwrap();
+        let e = fluid_law("cubic", &table("beta = 1.5"), Profile::Ns2)
+            .err()
+            .unwrap();
         assert!(e.starts_with("beta:"), "{e}");
-        let e = fluid_law("warp", &Default::default()).err().unwrap();
+        let e = fluid_law("warp", &Default::default(), Profile::Ns2)
+            .err()
+            .unwrap();
         assert!(e.contains("known:"), "{e}");
     }
 
@@ -281,7 +304,7 @@ mod tests {
     fn only_xcp_dctcp_prague_and_bbr_lack_a_fluid_form() {
         let names = fluid_names();
         for n in KNOWN.iter().flat_map(|n| n.iter()) {
-            let law = fluid_law(n, &Default::default());
+            let law = fluid_law(n, &Default::default(), Profile::Ns2);
             if ["xcp", "dctcp", "prague", "bbr", "bbr1"].contains(n) {
                 let e = law.err().unwrap();
                 assert!(
@@ -319,7 +342,7 @@ mod tests {
     /// The fluid engine's floor on a reduced window (the packet sender's ssthresh ≥ 2).
     #[test]
     fn fluid_loss_is_floored_at_two_and_below_w() {
-        let mut l = fluid_law("reno", &Default::default()).unwrap();
+        let mut l = fluid_law("reno", &Default::default(), Profile::Ns2).unwrap();
         l.start(0.0, 0.1);
         assert_eq!(l.on_loss(100.0, 1.0), 50.0);
         assert_eq!(l.on_loss(3.0, 1.0), 2.0);

@@ -1,19 +1,52 @@
 //! Reading an algorithm's parameters from `cc = { name = ..., key = value, ... }`.
 
+use super::profile::Profile;
+
 /// Reads an algorithm's parameters from the scenario table, each with its default and
 /// its admissible range; `finish` rejects the keys nobody asked for.
 pub struct Params<'a> {
     name: &'a str,
     table: &'a toml::value::Table,
     used: Vec<&'static str>,
+    profile: Profile,
 }
 
 impl<'a> Params<'a> {
-    pub fn new(name: &'a str, table: &'a toml::value::Table) -> Self {
+    pub fn new(name: &'a str, table: &'a toml::value::Table, profile: Profile) -> Self {
         Params {
             name,
             table,
             used: Vec::new(),
+            profile,
+        }
+    }
+
+    /// The flow's TCP profile: where the forms of a law differ, it picks the default.
+    pub fn profile(&self) -> Profile {
+        self.profile
+    }
+
+    /// One of `options` (a string), or `default` when absent.
+    pub fn choice(
+        &mut self,
+        key: &'static str,
+        options: &[&'static str],
+        default: &'static str,
+    ) -> Result<&'static str, String> {
+        self.used.push(key);
+        match self.table.get(key) {
+            None => Ok(default),
+            Some(toml::Value::String(s)) => options
+                .iter()
+                .find(|o| **o == s.as_str())
+                .copied()
+                .ok_or_else(|| {
+                    format!("{key}: expected one of {}, got \"{s}\"", options.join(", "))
+                }),
+            Some(other) => Err(format!(
+                "{key}: expected one of {}, got {other}",
+                options.join(", ")
+            )),
         }
     }
 

@@ -4,9 +4,17 @@
 //!
 //! Rate form (the fluid engine's AIMD, Misra–Gong–Towsley 2000 eq. (1)):
 //! dW/dt = 1/R in congestion avoidance, W ← W/2 on a loss indication.
+//!
+//! Forms (`form`, by the TCP profile): `"rfc"` (linux, ns2) counts acknowledged
+//! segments (RFC 5681 with RFC 3465 byte counting, as Linux's `tcp_slow_start` and
+//! `tcp_cong_avoid_ai`); `"ns3"` is ns-3's `TcpNewReno`, which counts ACKs: one segment
+//! per ACK in slow start and 1/cwnd per ACK after, whatever the ACK covers — with
+//! delayed ACKs, ×1.5 per RTT in slow start and ½ segment per RTT in congestion
+//! avoidance.
 
 use super::contract::{Ack, Algorithm, Congestion, CongestionControl, FluidLaw, Window};
 use super::params::Params;
+use super::profile::Profile;
 
 /// RFC 5681 eq. (3): congestion avoidance adds one segment per RTT.
 pub const INCREASE_PER_RTT: f64 = 1.0;
@@ -16,21 +24,35 @@ pub fn ssthresh(flight_size: f64) -> f64 {
     flight_size / 2.0
 }
 
-/// Reno / NewReno. No parameters.
+/// Reno / NewReno, counting acknowledged segments.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Reno;
 
+/// Reno / NewReno as ns-3's `TcpNewReno`, counting ACKs (see the module doc). A type of
+/// its own so that the segment-counting law costs nothing extra per ACK.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RenoPerAck;
+
 impl Algorithm for Reno {
     const NAMES: &'static [&'static str] = &["reno", "newreno"];
-    type Config = ();
+    type Config = bool;
     type Fluid = RenoFluid;
-    fn config(_p: &mut Params) -> Result<(), String> {
-        Ok(())
+    fn config(p: &mut Params) -> Result<bool, String> {
+        let d = if p.profile() == Profile::Ns3 {
+            "ns3"
+        } else {
+            "rfc"
+        };
+        Ok(p.choice("form", &["rfc", "ns3"], d)? == "ns3")
     }
-    fn packet(_cfg: &()) -> Box<dyn CongestionControl> {
-        Box::new(Reno)
+    fn packet(per_ack: &bool) -> Box<dyn CongestionControl> {
+        if *per_ack {
+            Box::new(RenoPerAck)
+        } else {
+            Box::new(Reno)
+        }
     }
-    fn fluid(_cfg: &()) -> Option<RenoFluid> {
+    fn fluid(_cfg: &bool) -> Option<RenoFluid> {
         Some(RenoFluid)
     }
 }
@@ -49,6 +71,29 @@ impl CongestionControl for Reno {
     fn on_congestion(&mut self, _w: &Window, ev: &Congestion) -> f64 {
         // RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2·SMSS).
         ssthresh(ev.in_flight).max(2.0)
+    }
+}
+
+impl CongestionControl for RenoPerAck {
+    fn name(&self) -> &'static str {
+        "reno"
+    }
+    fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
+        // ns-3 TcpNewReno::SlowStart / CongestionAvoidance: one segment per ACK,
+        // then SMSS·SMSS/cwnd per ACK.
+        // (IncreaseWindow: what the slow-start step leaves, if anything, is one
+        // congestion-avoidance step.)
+        let mut left = ack.acked;
+        if w.in_slow_start() && left >= 1.0 {
+            w.cwnd += 1.0;
+            left -= 1.0;
+        }
+        if !w.in_slow_start() && left > 0.0 {
+            w.additive_increase(INCREASE_PER_RTT, 1.0);
+        }
+    }
+    fn on_congestion(&mut self, w: &Window, ev: &Congestion) -> f64 {
+        Reno.on_congestion(w, ev)
     }
 }
 
@@ -75,6 +120,27 @@ mod tests {
     use crate::cc::test_util::*;
     use crate::cc::CongestionKind;
     use crate::units::Time;
+
+    /// ns-3 TcpNewReno counts ACKs: with delayed ACKs (two segments each) slow start
+    /// grows ×1.5 per RTT and congestion avoidance ½ segment per RTT; RFC 5681 with
+    /// byte counting grows ×2 and 1.
+    #[test]
+    fn ns3_form_counts_acks_not_segments() {
+        for (per_ack, ss, ca) in [(true, 15.0, 0.5), (false, 20.0, 1.0)] {
+            let mut r = Reno::packet(&per_ack);
+            let r = r.as_mut();
+            let mut st = state(10.0, 1e9);
+            for _ in 0..5 {
+                r.on_ack(&mut st, &ack_at(Time::ZERO, 2, None, Time::ZERO));
+            }
+            assert_eq!(st.cwnd, ss, "per_ack {per_ack}");
+            let mut st = state(100.0, 50.0);
+            for _ in 0..50 {
+                r.on_ack(&mut st, &ack_at(Time::ZERO, 2, None, Time::ZERO));
+            }
+            assert!((st.cwnd - 100.0 - ca).abs() < 0.01, "{}", st.cwnd);
+        }
+    }
 
     #[test]
     fn slow_start_doubles_then_linear() {

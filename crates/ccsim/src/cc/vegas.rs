@@ -10,20 +10,30 @@
 //! Not in the rate form: Vegas's own slow-start exit at γ (the fluid engine's slow
 //! start is the same for every law) and the Reno round of the per-ACK form when a
 //! round had no sample.
+//!
+//! Forms (`form`, by the TCP profile; docs/algorithms.md): `"paper"` (ns2, ns3:
+//! ns-3's TcpVegas computes the same) measures diff against the round's RTT,
+//! cwnd·(RTT − BaseRTT)/RTT; `"linux"` (`tcp_vegas.c`, `tcp_vegas_cong_avoid`) divides
+//! by BaseRTT, cwnd·(RTT − BaseRTT)/BaseRTT, which is larger by RTT/BaseRTT, so Linux
+//! holds fewer segments queued for the same α and β.
 
 use super::contract::{Ack, Algorithm, Congestion, CongestionControl, FluidLaw, Round, Window};
 use super::params::Params;
+use super::profile::Profile;
 use crate::units::Time;
 
 /// Vegas's thresholds, in segments queued.
 #[derive(Clone, Copy, Debug)]
 pub struct VegasConfig {
     /// Lower and upper bounds on the segments kept queued (paper §3.2: α = 1, β = 3 in
-    /// the original experiments; Linux and ns-2 use α = 2, β = 4).
+    /// the original experiments, as ns-2's ns-default.tcl `v_alpha_ 1`, `v_beta_ 3`;
+    /// Linux uses α = 2, β = 4, ccsim's default under every profile).
     pub alpha: f64,
     pub beta: f64,
     /// Slow-start exit threshold (paper §3.3: γ = 1).
     pub gamma: f64,
+    /// Linux's diff (see the module doc).
+    pub linux: bool,
 }
 
 impl Default for VegasConfig {
@@ -32,6 +42,7 @@ impl Default for VegasConfig {
             alpha: 2.0,
             beta: 4.0,
             gamma: 1.0,
+            linux: false,
         }
     }
 }
@@ -43,6 +54,15 @@ impl VegasConfig {
             alpha: p.num("alpha", d.alpha, 0.0, 1e9)?,
             beta: p.num("beta", d.beta, 0.0, 1e9)?,
             gamma: p.num("gamma", d.gamma, 0.0, 1e9)?,
+            linux: p.choice(
+                "form",
+                &["paper", "linux"],
+                if p.profile() == Profile::Linux {
+                    "linux"
+                } else {
+                    "paper"
+                },
+            )? == "linux",
         };
         if vp.beta < vp.alpha {
             return Err(format!(
@@ -57,6 +77,20 @@ impl VegasConfig {
     /// segments this flow keeps in queues.
     pub fn diff(cwnd: f64, base_rtt: f64, rtt: f64) -> f64 {
         cwnd * (1.0 - base_rtt / rtt)
+    }
+
+    /// Linux `tcp_vegas_cong_avoid`: diff = cwnd·(rtt − baseRTT)/baseRTT.
+    pub fn diff_linux(cwnd: f64, base_rtt: f64, rtt: f64) -> f64 {
+        cwnd * (rtt - base_rtt) / base_rtt
+    }
+
+    /// The diff of this configuration's form.
+    pub fn diff_of(&self, cwnd: f64, base_rtt: f64, rtt: f64) -> f64 {
+        if self.linux {
+            Self::diff_linux(cwnd, base_rtt, rtt)
+        } else {
+            Self::diff(cwnd, base_rtt, rtt)
+        }
     }
 
     /// Paper §3.2: the window change per RTT — below α grow by one segment, above β
@@ -123,7 +157,9 @@ impl CongestionControl for Vegas {
         if rtt == Time::ZERO || base == Time::ZERO {
             return;
         }
-        let diff = VegasConfig::diff(w.cwnd, base.as_secs_f64(), rtt.as_secs_f64());
+        let diff = self
+            .p
+            .diff_of(w.cwnd, base.as_secs_f64(), rtt.as_secs_f64());
         if w.in_slow_start() {
             // §3.3: leave slow start when the queue exceeds γ, with the window cut to
             // the rate that fits (Expected rate·BaseRTT + 1, as Linux).
@@ -172,7 +208,7 @@ impl FluidLaw for VegasFluid {
     #[inline]
     fn grow(&mut self, w: f64, _t: f64, rtt: f64, dt: f64) -> f64 {
         self.base = self.base.min(rtt);
-        let diff = VegasConfig::diff(w, self.base, rtt);
+        let diff = self.p.diff_of(w, self.base, rtt);
         // ±1 segment per RTT, never shrinking below 2 (as the per-ACK form).
         (w + self.p.per_rtt(diff) * dt / rtt).max(w.min(2.0))
     }
@@ -200,6 +236,29 @@ mod tests {
         );
         v.on_round(&mut st, &r);
         st.cwnd
+    }
+
+    /// Linux tcp_vegas_cong_avoid: diff = cwnd·(RTT − BaseRTT)/BaseRTT; the paper (and
+    /// ns-2, ns-3) cwnd·(RTT − BaseRTT)/RTT. At cwnd 100, BaseRTT 100 ms, RTT 104.1 ms
+    /// the paper's diff is 3.94 (hold, ≤ β = 4), Linux's 4.1 (shrink by one).
+    #[test]
+    fn linux_diff_divides_by_base_rtt() {
+        assert!((VegasConfig::diff_linux(100.0, 0.1, 0.11) - 10.0).abs() < 1e-9);
+        assert!((VegasConfig::diff(100.0, 0.1, 0.11) - 100.0 / 11.0).abs() < 1e-9);
+        for (linux, want) in [(false, 100.0), (true, 99.0)] {
+            let mut v = Vegas::new(VegasConfig {
+                linux,
+                ..VegasConfig::default()
+            });
+            let mut st = state(100.0, 50.0);
+            let r = round(
+                Time::from_secs(1),
+                Time::from_micros(104_100),
+                Time::from_millis(100),
+            );
+            v.on_round(&mut st, &r);
+            assert_eq!(st.cwnd, want, "linux {linux}");
+        }
     }
 
     #[test]

@@ -171,6 +171,7 @@ impl World {
                 mean_rtt_s: self.info.mean_rtt,
                 packet_size: self.info.packet_size,
                 buffer: self.info.buffer_limit.clone(),
+                tcp: self.info.tcp.clone(),
                 sample_interval: self.sample_interval,
                 fair_share_flows: self.fair_share_flows,
             },

@@ -272,7 +272,7 @@ impl Model {
                 unreachable!("the scenario check refuses workloads in the fluid engine")
             };
             let cc = &sc.flows[g].cc;
-            let mut law = fluid_law(&cc.name, &cc.params)
+            let mut law = fluid_law(&cc.name, &cc.params, plan.templates[p.template].profile)
                 .map_err(|e| ScenarioError::at(&format!("flows[{g}].cc"), e))?;
             let cfg = &plan.templates[p.template].cfg;
             let size = (cfg.mss + cfg.header) as f64;
@@ -892,6 +892,7 @@ impl Model {
                 mean_rtt_s: plan.info.mean_rtt,
                 packet_size: plan.info.packet_size,
                 buffer: plan.info.buffer_limit.clone(),
+                tcp: plan.info.tcp.clone(),
                 sample_interval: sc.sample_interval.map(|d| d.0),
                 fair_share_flows: sc.metrics.fair_share_flows,
             },

@@ -18,13 +18,14 @@
 //! stream `link/<id>/loss`, so a graph that lists the dumbbell's links in the
 //! dumbbell's order reproduces the dumbbell exactly (tests/topology.rs).
 
-use crate::cc::{self, EcnStyle};
+use crate::cc::{self, EcnStyle, Profile};
 use crate::net::graph::{check_routes, graph_net, BufferPlan, LinkPlan, Net, Router};
 use crate::quantity::{size_bytes, BufferSpec};
 use crate::queue::{Limit, QueueSpec};
 use crate::random::{stream, Dist};
 use crate::scenario::{
-    parse_rwnd, BufferUnit, CcSpec, Direction, Scenario, ScenarioError, TcpOpts, TopologyKind,
+    parse_rwnd, BufferUnit, CcSpec, Direction, ProfileDefaults, Scenario, ScenarioError, TcpOpts,
+    TopologyKind, INFINITE_SSTHRESH,
 };
 use crate::sim::{LinkId, NodeId};
 use crate::tcp::pacer::PacingMode;
@@ -39,6 +40,8 @@ pub struct BuildInfo {
     pub packet_size: f64,
     pub buffer_limit: String,
     pub long_flows: usize,
+    /// Each flow group's and workload's effective TCP settings, by name.
+    pub tcp: Vec<(String, serde_json::Value)>,
 }
 
 /// Resolve a buffer spec into a queue limit.
@@ -84,8 +87,10 @@ pub fn resolve_limit(
 pub struct TcpTemplate {
     pub cfg: SenderConfig,
     pub cc: CcSpec,
+    pub profile: Profile,
     pub delayed_ack: bool,
-    pub delack_timeout: Option<Time>,
+    pub delack_timeout: Time,
+    pub quickack: u32,
 }
 
 impl TcpTemplate {
@@ -98,32 +103,42 @@ impl TcpTemplate {
         path: &str,
     ) -> Result<Self, ScenarioError> {
         let opts = own.over(base);
-        let mss = opts.mss.map_or(1460, |m| m.0) as u32;
+        let profile = opts
+            .profile()
+            .map_err(|e| ScenarioError::at(&format!("{path}.tcp.profile"), e))?;
+        let d = ProfileDefaults::of(profile);
+        let mss = opts.mss.map_or(d.mss, |m| m.0) as u32;
         let recovery = match recovery {
             Some("reno") => Recovery::Reno,
             Some("sack") => Recovery::Sack,
             Some(_) => Recovery::NewReno,
-            None if cc_spec.name == "reno" => Recovery::Reno,
+            None if cc_spec.name == "reno" && !d.sack => Recovery::Reno,
+            // The XCP header and SACK blocks share one option slot of the packet
+            // (packet.rs): XCP senders recover with NewReno under every profile.
+            None if d.sack && cc_spec.name != "xcp" => Recovery::Sack,
             None => Recovery::NewReno,
         };
         let cfg = SenderConfig {
             mss,
-            header: opts.header.map_or(40, |h| h.0) as u32,
-            init_cwnd: opts.init_cwnd.unwrap_or(1.0),
-            init_ssthresh: opts.init_ssthresh.unwrap_or(64.0),
+            header: opts.header.map_or(d.header, |h| h.0) as u32,
+            init_cwnd: opts.init_cwnd.unwrap_or(d.init_cwnd),
+            init_ssthresh: opts.init_ssthresh.unwrap_or(d.init_ssthresh),
             rwnd: match &opts.rwnd {
                 Some(r) => parse_rwnd(r, mss)
                     .map_err(|e| ScenarioError::at(&format!("{path}.tcp.rwnd"), e))?,
                 None => u64::MAX,
             },
-            min_rto: opts.min_rto.map_or(Time::from_millis(200), |d| d.0),
-            max_rto: opts.max_rto.map_or(Time::from_secs(60), |d| d.0),
-            initial_rto: opts.initial_rto.map_or(Time::from_secs(1), |d| d.0),
-            timestamps: opts.timestamps.unwrap_or(true),
-            dupthresh: opts.dupthresh.unwrap_or(3),
+            min_rto: opts.min_rto.map_or(d.min_rto, |x| x.0),
+            max_rto: opts.max_rto.map_or(d.max_rto, |x| x.0),
+            initial_rto: opts.initial_rto.map_or(d.initial_rto, |x| x.0),
+            timestamps: opts.timestamps.unwrap_or(d.timestamps),
+            dupthresh: opts.dupthresh.unwrap_or(d.dupthresh),
             recovery,
+            prr: opts.prr.unwrap_or(d.prr),
+            rto_new_ssthresh: opts.rto_new_ssthresh.unwrap_or(d.rto_new_ssthresh),
+            rto_keeps_sack: opts.rto_keeps_sack.unwrap_or(d.rto_keeps_sack),
             ecn: opts.ecn.unwrap_or(false),
-            cwnd_validation: opts.cwnd_validation.unwrap_or(false),
+            cwnd_validation: opts.cwnd_validation.unwrap_or(d.cwnd_validation),
             pacing: match &opts.pacing {
                 Some(pc) => pacing_mode(
                     pc.resolve()
@@ -132,7 +147,7 @@ impl TcpTemplate {
                 None => PacingMode::None,
             },
         };
-        let algo = cc::build(&cc_spec.name, &cc_spec.params)
+        let algo = cc::build(&cc_spec.name, &cc_spec.params, profile)
             .map_err(|e| ScenarioError::at(&format!("{path}.cc"), e))?;
         let mut cfg = cfg;
         if algo.ecn() == EcnStyle::L4s && opts.pacing.is_none() {
@@ -148,8 +163,51 @@ impl TcpTemplate {
         Ok(TcpTemplate {
             cfg,
             cc: cc_spec.clone(),
-            delayed_ack: opts.delayed_ack.unwrap_or(false),
-            delack_timeout: opts.delack_timeout.map(|d| d.0),
+            profile,
+            delayed_ack: opts.delayed_ack.unwrap_or(d.delayed_ack),
+            delack_timeout: opts.delack_timeout.map_or(d.delack_timeout, |x| x.0),
+            quickack: opts.quickack.unwrap_or(d.quickack),
+        })
+    }
+
+    /// The effective settings, for the summary: every option as the flow runs it.
+    pub fn describe(&self) -> serde_json::Value {
+        let c = &self.cfg;
+        let ssthresh = if c.init_ssthresh >= INFINITE_SSTHRESH {
+            serde_json::Value::from("inf")
+        } else {
+            serde_json::Value::from(c.init_ssthresh)
+        };
+        serde_json::json!({
+            "profile": self.profile.name(),
+            "cc": self.cc.name,
+            "recovery": match c.recovery {
+                Recovery::Reno => "reno",
+                Recovery::NewReno => "newreno",
+                Recovery::Sack => "sack",
+            },
+            "mss": c.mss,
+            "header": c.header,
+            "init_cwnd": c.init_cwnd,
+            "init_ssthresh": ssthresh,
+            "delayed_ack": self.delayed_ack,
+            "delack_timeout_s": self.delack_timeout.as_secs_f64(),
+            "quickack": self.quickack,
+            "min_rto_s": c.min_rto.as_secs_f64(),
+            "max_rto_s": c.max_rto.as_secs_f64(),
+            "initial_rto_s": c.initial_rto.as_secs_f64(),
+            "timestamps": c.timestamps,
+            "dupthresh": c.dupthresh,
+            "prr": c.prr && c.recovery == Recovery::Sack,
+            "rto_new_ssthresh": c.rto_new_ssthresh,
+            "rto_keeps_sack": c.rto_keeps_sack && c.recovery == Recovery::Sack,
+            "ecn": c.ecn,
+            "cwnd_validation": c.cwnd_validation,
+            "pacing": match c.pacing {
+                PacingMode::None => "none",
+                PacingMode::Leaky { .. } => "leaky",
+                PacingMode::Rate { .. } => "rate",
+            },
         })
     }
 
@@ -162,7 +220,7 @@ impl TcpTemplate {
         size: Option<u64>,
     ) -> (Sender, Receiver) {
         // The algorithm and its parameters were checked when the template was made.
-        let algo = cc::build(&self.cc.name, &self.cc.params)
+        let algo = cc::build(&self.cc.name, &self.cc.params, self.profile)
             .unwrap_or_else(|_| Box::new(crate::cc::reno::Reno));
         let algo_ecn = algo.ecn();
         let sender = Sender::new(self.cfg.clone(), algo, flow, data_path, size);
@@ -175,11 +233,10 @@ impl TcpTemplate {
             sender.last_payload,
         );
         receiver.delayed_ack = self.delayed_ack;
+        receiver.quickack = self.quickack;
+        receiver.delack_timeout = self.delack_timeout;
         receiver.sack = self.cfg.recovery == Recovery::Sack;
         receiver.per_packet_echo = matches!(algo_ecn, EcnStyle::Dctcp | EcnStyle::L4s);
-        if let Some(d) = self.delack_timeout {
-            receiver.delack_timeout = d;
-        }
         (sender, receiver)
     }
 }
@@ -743,6 +800,22 @@ fn assemble(sc: &Scenario, lay: Layout) -> Result<Plan, ScenarioError> {
         None => info_of(basis, None),
     };
     info.buffer_limit = limit_text(limits[bottleneck]);
+    info.tcp = templates
+        .iter()
+        .enumerate()
+        .map(|(i, tp)| {
+            let name = if i < n_groups {
+                sc.flows[i].group_name(i)
+            } else {
+                let w = i - n_groups;
+                sc.workloads[w]
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| format!("workloads[{w}]"))
+            };
+            (name, tp.describe())
+        })
+        .collect();
 
     // Reported links: the layout's (its `monitor` ones), or every link.
     let monitored: Vec<LinkId> = if sc.output.links == crate::scenario::LinkReport::All {

@@ -108,6 +108,8 @@ impl Scenario {
                 }
             }
             let opts = g.tcp.over(&self.tcp);
+            opts.profile()
+                .map_err(|e| ScenarioError::at(&format!("{p}.tcp.profile"), e))?;
             if let Some(m) = opts.mss {
                 if m.0 == 0 || m.0 > 65_000 {
                     return Err(ScenarioError::at(
@@ -626,7 +628,11 @@ fn check_fluid_fields(sc: &Scenario) -> Result<(), ScenarioError> {
         QueueSpec::DualPi2(_) => bad.push("topology.queue (kind \"dualpi2\")".into()),
     }
     let tcp_bad = |o: &TcpOpts, p: &str, bad: &mut Vec<String>| {
+        // A profile itself is fine: the fluid engine takes its initial window and
+        // ssthresh and has no use for the rest (packet mechanisms); only options set
+        // explicitly are refused.
         let TcpOpts {
+            profile: _,
             mss: _,
             header: _,
             init_cwnd: _,
@@ -634,11 +640,15 @@ fn check_fluid_fields(sc: &Scenario) -> Result<(), ScenarioError> {
             rwnd: _,
             delayed_ack,
             delack_timeout,
+            quickack,
             min_rto,
             max_rto,
             initial_rto,
             timestamps,
             dupthresh,
+            prr,
+            rto_new_ssthresh,
+            rto_keeps_sack,
             pacing,
             ecn,
             cwnd_validation,
@@ -646,6 +656,10 @@ fn check_fluid_fields(sc: &Scenario) -> Result<(), ScenarioError> {
         let f = [
             ("delayed_ack", delayed_ack.is_some()),
             ("delack_timeout", delack_timeout.is_some()),
+            ("quickack", quickack.is_some()),
+            ("prr", prr.is_some()),
+            ("rto_new_ssthresh", rto_new_ssthresh.is_some()),
+            ("rto_keeps_sack", rto_keeps_sack.is_some()),
             ("min_rto", min_rto.is_some()),
             ("max_rto", max_rto.is_some()),
             ("initial_rto", initial_rto.is_some()),

@@ -28,6 +28,8 @@ pub use fluid::FluidSpec;
 pub use metrics::MetricsSpec;
 pub use output::{LinkReport, OutputSpec};
 pub use read::{apply_override, parse, resolve};
-pub use tcp::{parse_rwnd, CcSpec, Pacing, PacingSpec, TcpOpts};
+pub use tcp::{
+    parse_rwnd, CcSpec, Pacing, PacingSpec, ProfileDefaults, TcpOpts, INFINITE_SSTHRESH,
+};
 pub use topology::{BufferUnit, LinkSpec, Routing, Topology, TopologyKind};
 pub use workload::{WorkloadDirection, WorkloadKind, WorkloadSpec};

@@ -2,52 +2,185 @@
 //! algorithm (`cc`) and its pacer, as data with their checks. `net` turns them into
 //! sender configurations.
 
+use crate::cc::Profile;
 use crate::quantity::{Dur, SizeQ};
+use crate::units::Time;
 use serde::Deserialize;
 
-/// TCP options; `[tcp]` sets defaults, `flows[i].tcp` overrides them per group.
+/// TCP options; `[tcp]` sets defaults, `flows[i].tcp` overrides them per group. Every
+/// option left out takes the value of the group's profile ([`ProfileDefaults`];
+/// docs/tcp.md has the table).
 #[derive(Debug, Deserialize, Default, Clone)]
 #[serde(deny_unknown_fields)]
 pub struct TcpOpts {
-    /// Segment payload (default 1460 B).
+    /// `"linux"` (default), `"ns2"` or `"ns3"`: the set of defaults below.
+    pub profile: Option<String>,
+    /// Segment payload.
     pub mss: Option<SizeQ>,
-    /// IP + TCP header bytes on every packet (default 40 B).
+    /// IP + TCP header bytes on every packet.
     pub header: Option<SizeQ>,
-    /// Initial window in segments (default 1).
+    /// Initial window in segments.
     pub init_cwnd: Option<f64>,
-    /// Initial ssthresh in segments (default 64, as the studies).
+    /// Initial ssthresh in segments (`inf`: none, slow start until the first loss).
     pub init_ssthresh: Option<f64>,
     /// Receive window: a size (`"64KB"`), `"65pkt"`, or `"unlimited"` (default).
     pub rwnd: Option<String>,
-    /// RFC 1122 delayed ACKs (default off) and their timeout (default 200 ms).
+    /// RFC 1122 delayed ACKs and their timeout.
     pub delayed_ack: Option<bool>,
     pub delack_timeout: Option<Dur>,
-    /// RFC 6298 minimum RTO (default 200 ms), maximum (60 s) and initial (1 s).
+    /// Segments a receiver acknowledges at once at the start of a flow, delayed ACKs
+    /// or not (Linux's quick-ack mode, `tcp_incr_quickack`: up to 16).
+    pub quickack: Option<u32>,
+    /// RFC 6298 minimum RTO, maximum and initial.
     pub min_rto: Option<Dur>,
     pub max_rto: Option<Dur>,
     pub initial_rto: Option<Dur>,
-    /// RFC 7323 timestamps for RTT samples (default on; off: Karn's timed segment).
+    /// RFC 7323 timestamps for RTT samples (off: Karn's timed segment).
     pub timestamps: Option<bool>,
-    /// Duplicate ACKs that trigger fast retransmit (default 3).
+    /// Duplicate ACKs that trigger fast retransmit.
     pub dupthresh: Option<u32>,
+    /// RFC 6937 proportional rate reduction in SACK recovery (off: RFC 6675's cwnd =
+    /// ssthresh at once).
+    pub prr: Option<bool>,
+    /// A timeout inside fast recovery computes ssthresh anew (ns-3), instead of keeping
+    /// the one the recovery set (Linux `tcp_enter_loss`, ns-2).
+    pub rto_new_ssthresh: Option<bool>,
+    /// A timeout keeps the SACK scoreboard and resends only what is not SACKed (Linux
+    /// `tcp_timeout_mark_lost`, which clears it only when the receiver reneged; ns-3),
+    /// instead of clearing it (RFC 2018 §8's caution; ns-2).
+    pub rto_keeps_sack: Option<bool>,
     /// `"none"` (default), `"leaky"`, `"rate"`, or a table (see tcp::pacer).
     pub pacing: Option<PacingSpec>,
     /// RFC 3168 ECN: data sent ECN-capable, the sender halves once per window on
     /// ECN-Echo (default off).
     pub ecn: Option<bool>,
     /// RFC 7661 spirit (Linux `tcp_is_cwnd_limited`): a window that did not limit
-    /// sending (pacer, receive window or application) does not grow (default off, as
-    /// ns-2).
+    /// sending (pacer, receive window or application) does not grow.
     pub cwnd_validation: Option<bool>,
 }
 
+/// What a profile gives each TCP option left out (docs/tcp.md has the table and the
+/// sources).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ProfileDefaults {
+    pub mss: u64,
+    pub header: u64,
+    pub init_cwnd: f64,
+    pub init_ssthresh: f64,
+    pub delayed_ack: bool,
+    pub delack_timeout: Time,
+    pub quickack: u32,
+    pub min_rto: Time,
+    pub max_rto: Time,
+    pub initial_rto: Time,
+    pub timestamps: bool,
+    pub dupthresh: u32,
+    /// The recovery a group gets without `recovery = ...`: SACK, or NewReno (Reno for
+    /// `cc = "reno"`).
+    pub sack: bool,
+    pub prr: bool,
+    pub rto_new_ssthresh: bool,
+    pub rto_keeps_sack: bool,
+    pub cwnd_validation: bool,
+}
+
+/// Linux's "no initial ssthresh": `TCP_INFINITE_SSTHRESH` (0x7fffffff segments).
+pub const INFINITE_SSTHRESH: f64 = 2_147_483_647.0;
+
+impl ProfileDefaults {
+    pub fn of(profile: Profile) -> ProfileDefaults {
+        match profile {
+            // Linux 6.x: tcp_init_sock (IW 10, RFC 6928; TCP_INFINITE_SSTHRESH), MSS
+            // 1448 behind 20 + 20 + 12 B of IP, TCP and timestamp option (1500 B MTU),
+            // TCP_RTO_MIN 200 ms, TCP_TIMEOUT_INIT 1 s, TCP_RTO_MAX 120 s, SACK with
+            // PRR (tcp_cwnd_reduction), delayed ACKs every second full segment with
+            // TCP_DELACK_MIN 40 ms after a quick-ack start (TCP_MAX_QUICKACKS 16),
+            // tcp_is_cwnd_limited.
+            Profile::Linux => ProfileDefaults {
+                mss: 1448,
+                header: 52,
+                init_cwnd: 10.0,
+                init_ssthresh: INFINITE_SSTHRESH,
+                delayed_ack: true,
+                delack_timeout: Time::from_millis(40),
+                quickack: 16,
+                min_rto: Time::from_millis(200),
+                max_rto: Time::from_secs(120),
+                initial_rto: Time::from_secs(1),
+                timestamps: true,
+                dupthresh: 3,
+                sack: true,
+                prr: true,
+                rto_new_ssthresh: false,
+                rto_keeps_sack: true,
+                cwnd_validation: true,
+            },
+            // The seed studies' ns-2 set-ups (Agent/TCP defaults as the studies set
+            // them): exactly ccsim's defaults before profiles existed.
+            Profile::Ns2 => ProfileDefaults {
+                mss: 1460,
+                header: 40,
+                init_cwnd: 1.0,
+                init_ssthresh: 64.0,
+                delayed_ack: false,
+                delack_timeout: Time::from_millis(200),
+                quickack: 0,
+                min_rto: Time::from_millis(200),
+                max_rto: Time::from_secs(60),
+                initial_rto: Time::from_secs(1),
+                timestamps: true,
+                dupthresh: 3,
+                sack: false,
+                prr: false,
+                rto_new_ssthresh: false,
+                rto_keeps_sack: false,
+                cwnd_validation: false,
+            },
+            // ns-3.44: TcpSocket InitialCwnd 10, InitialSlowStartThreshold UINT32_MAX,
+            // DelAckCount 2, DelAckTimeout 200 ms; TcpSocketBase MinRto 1 s,
+            // Timestamp and Sack on, TcpPrrRecovery; ReTxTimeout recomputes ssthresh
+            // (GetSsThresh) and marks the sent list lost but keeps what was SACKed
+            // (TcpTxBuffer::SetSentListLost without resetting SACK, citing RFC 6675
+            // §5.1's errata: retaining SACK information across a timeout). SegmentSize is 536 B in ns-3
+            // but every study sets it; 1448 B keeps the profiles comparable.
+            Profile::Ns3 => ProfileDefaults {
+                mss: 1448,
+                header: 52,
+                init_cwnd: 10.0,
+                init_ssthresh: INFINITE_SSTHRESH,
+                delayed_ack: true,
+                delack_timeout: Time::from_millis(200),
+                quickack: 0,
+                min_rto: Time::from_secs(1),
+                max_rto: Time::from_secs(60),
+                initial_rto: Time::from_secs(1),
+                timestamps: true,
+                dupthresh: 3,
+                sack: true,
+                prr: true,
+                rto_new_ssthresh: true,
+                rto_keeps_sack: true,
+                cwnd_validation: false,
+            },
+        }
+    }
+}
+
 impl TcpOpts {
+    /// The profile these options name (the default, `linux`, when none).
+    pub fn profile(&self) -> Result<Profile, String> {
+        self.profile
+            .as_deref()
+            .map_or(Ok(Profile::default()), Profile::parse)
+    }
+
     /// Fields set here override those of `base`.
     pub fn over(&self, base: &TcpOpts) -> TcpOpts {
         macro_rules! pick {
             ($($f:ident),*) => { TcpOpts { $($f: self.$f.clone().or_else(|| base.$f.clone())),* } };
         }
         pick!(
+            profile,
             mss,
             header,
             init_cwnd,
@@ -55,11 +188,15 @@ impl TcpOpts {
             rwnd,
             delayed_ack,
             delack_timeout,
+            quickack,
             min_rto,
             max_rto,
             initial_rto,
             timestamps,
             dupthresh,
+            prr,
+            rto_new_ssthresh,
+            rto_keeps_sack,
             pacing,
             ecn,
             cwnd_validation
@@ -101,7 +238,7 @@ impl<'de> Deserialize<'de> for CcSpec {
             }
         };
         // Validate the name and parameters here so the error carries the field path.
-        crate::cc::build(&spec.name, &spec.params).map_err(D::Error::custom)?;
+        crate::cc::build(&spec.name, &spec.params, Profile::default()).map_err(D::Error::custom)?;
         Ok(spec)
     }
 }

@@ -263,6 +263,7 @@ pub fn summarize(mut rec: Records, events: bool) -> Output {
         "bdp_pkts": if info.packet_size > 0.0 { info.bdp_bytes / info.packet_size } else { 0.0 },
         "mean_rtt_s": info.mean_rtt_s,
         "buffer": info.buffer,
+        "tcp": info.tcp.iter().cloned().collect::<Map<String, Value>>(),
         "links": links,
         "flows": {
             "count": rec.flows.len(),
@@ -590,6 +591,7 @@ mod tests {
                 mean_rtt_s: 0.1,
                 packet_size: 1500.0,
                 buffer: "20pkt".into(),
+                tcp: Vec::new(),
                 sample_interval: None,
                 fair_share_flows: None,
             },

@@ -16,6 +16,9 @@ pub struct Receiver {
     ts_recent: Time,
     pub delayed_ack: bool,
     pub delack_timeout: Time,
+    /// Segments still to acknowledge at once at the start, delayed ACKs or not (Linux's
+    /// quick-ack mode: `tcp_incr_quickack` grants up to TCP_MAX_QUICKACKS = 16).
+    pub quickack: u32,
     /// In-order full segments not yet acknowledged (delayed ACKs).
     unacked: u32,
     pub delack_deadline: Option<Time>,
@@ -61,6 +64,7 @@ impl Receiver {
             ts_recent: Time::ZERO,
             delayed_ack: false,
             delack_timeout: Time::from_millis(200),
+            quickack: 0,
             unacked: 0,
             delack_deadline: None,
             bytes_delivered: 0,
@@ -196,6 +200,10 @@ impl Receiver {
             self.deliver_in_order(now);
             if !self.delayed_ack || had_holes || self.rcv_nxt >= self.limit {
                 // Filling a hole is acknowledged at once (RFC 5681 §4.2).
+                self.ack(now, out);
+            } else if self.quickack > 0 {
+                // Quick-ack mode: at once, delayed ACKs notwithstanding.
+                self.quickack -= 1;
                 self.ack(now, out);
             } else {
                 self.unacked += 1;

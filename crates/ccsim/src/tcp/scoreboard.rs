@@ -58,6 +58,13 @@ impl Scoreboard {
         self.lost_end = snd_una;
     }
 
+    /// A timeout that keeps what was SACKed (Linux `tcp_timeout_mark_lost`): nothing
+    /// retransmitted in this loss episode yet.
+    pub fn enter_loss(&mut self, snd_una: u64) {
+        self.rxt_next = snd_una;
+        self.lost_end = snd_una;
+    }
+
     /// Recovery begins with the retransmission of `seq` (RFC 6675 §5 step (4.3)).
     pub fn enter_recovery(&mut self, seq: u64) {
         self.rxt_next = seq + 1;
@@ -69,7 +76,7 @@ impl Scoreboard {
     }
 
     /// SACKed segments in [x, y).
-    fn sacked_in(&self, x: u64, y: u64) -> u64 {
+    pub fn sacked_in(&self, x: u64, y: u64) -> u64 {
         self.sacked
             .iter()
             .map(|&(s, e)| e.min(y).saturating_sub(s.max(x)))
@@ -104,7 +111,7 @@ impl Scoreboard {
     }
 
     /// The lowest un-SACKed segment at or above `x`.
-    fn next_unsacked(&self, mut x: u64) -> u64 {
+    pub fn next_unsacked(&self, mut x: u64) -> u64 {
         let i = self.sacked.partition_point(|&(_, e)| e <= x);
         for &(s, e) in &self.sacked[i..] {
             if s > x {

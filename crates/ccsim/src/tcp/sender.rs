@@ -63,6 +63,15 @@ pub struct SenderConfig {
     pub timestamps: bool,
     pub dupthresh: u32,
     pub recovery: Recovery,
+    /// RFC 6937 proportional rate reduction in SACK recovery (Linux
+    /// `tcp_cwnd_reduction`, with its slow-start reduction bound).
+    pub prr: bool,
+    /// A timeout inside fast recovery asks the algorithm for a new ssthresh (ns-3's
+    /// `ReTxTimeout`) instead of keeping the recovery's (Linux `tcp_enter_loss`).
+    pub rto_new_ssthresh: bool,
+    /// A timeout keeps the SACK scoreboard (Linux `tcp_timeout_mark_lost`, ns-3)
+    /// instead of clearing it (ns-2).
+    pub rto_keeps_sack: bool,
     pub pacing: PacingMode,
     /// RFC 3168: send data as ECN-capable and react to ECN-Echo.
     pub ecn: bool,
@@ -155,6 +164,14 @@ pub struct Sender {
     /// it then has a delivery-rate estimator (tcp/delivery.rs); others have none.
     cong_control: bool,
     rate: Option<DeliveryRate>,
+    /// cwnd when the current fast recovery began (Linux `prior_cwnd`): what the
+    /// algorithm sees of the window at a timeout inside the recovery, where cwnd itself
+    /// is NewReno-inflated or PRR-reduced.
+    prior_cwnd: f64,
+    /// RFC 6937 state: data delivered and sent since recovery began, and RecoverFS.
+    prr_delivered: u64,
+    prr_out: u64,
+    recover_fs: u64,
 }
 
 impl Sender {
@@ -219,6 +236,10 @@ impl Sender {
             cwnd_use: CwndUse::default(),
             cong_control,
             rate: cong_control.then(DeliveryRate::new),
+            prior_cwnd: 0.0,
+            prr_delivered: 0,
+            prr_out: 0,
+            recover_fs: 0,
         }
     }
 
@@ -368,9 +389,43 @@ impl Sender {
         }
         let cwnd = self.win.cwnd.floor().max(1.0) as u64;
         let wnd = cwnd.min(self.cfg.rwnd);
+        let sent = if self.cfg.rto_keeps_sack
+            && self.state == CaState::Loss
+            && self.cfg.recovery == Recovery::Sack
+        {
+            self.resend_unsacked(paced, now, wnd, out)
+        } else {
+            let mut sent = false;
+            while self.snd_nxt < self.limit && self.snd_nxt < self.snd_una + wnd {
+                if paced && !self.pace_ok(now) {
+                    break;
+                }
+                let seq = self.snd_nxt;
+                self.segment(seq, now, out);
+                self.snd_nxt += 1;
+                self.high_tx = self.high_tx.max(self.snd_nxt);
+                sent = true;
+            }
+            sent
+        };
+        // Stopped by cwnd when the flight fills it (Linux tcp_write_xmit); the pacer,
+        // the receive window and the end of the data leave it unfilled.
+        let limited = self.in_flight() >= cwnd;
+        self.validate_cwnd(sent, limited);
+        self.rate_check_app_limited();
+    }
+
+    /// After a timeout that kept the scoreboard (Linux tcp_timeout_mark_lost): the
+    /// go-back-N resend skips what the receiver SACKed, and SACKed data is not in
+    /// flight (Linux tcp_packets_in_flight). Apart from the common loop of `try_send`
+    /// so that it costs the other states nothing.
+    fn resend_unsacked(&mut self, paced: bool, now: Time, wnd: u64, out: &mut Vec<Packet>) -> bool {
         let mut sent = false;
-        while self.snd_nxt < self.limit && self.snd_nxt < self.snd_una + wnd {
-            if paced && !self.pace_ok(now) {
+        loop {
+            self.snd_nxt = self.sb.next_unsacked(self.snd_nxt);
+            let flight =
+                self.snd_nxt - self.snd_una - self.sb.sacked_in(self.snd_una, self.snd_nxt);
+            if self.snd_nxt >= self.limit || flight >= wnd || (paced && !self.pace_ok(now)) {
                 break;
             }
             let seq = self.snd_nxt;
@@ -379,11 +434,7 @@ impl Sender {
             self.high_tx = self.high_tx.max(self.snd_nxt);
             sent = true;
         }
-        // Stopped by cwnd when the flight fills it (Linux tcp_write_xmit); the pacer,
-        // the receive window and the end of the data leave it unfilled.
-        let limited = self.in_flight() >= cwnd;
-        self.validate_cwnd(sent, limited);
-        self.rate_check_app_limited();
+        sent
     }
 
     /// Delivery-rate hook (draft-cheng-iccrg-delivery-rate-estimation §3.4, Linux
@@ -476,6 +527,7 @@ impl Sender {
                 break;
             }
             self.segment(seq, now, out);
+            self.prr_out += 1;
             if seq < self.high_tx {
                 self.sb.retransmitted(seq);
             } else {
@@ -503,11 +555,9 @@ impl Sender {
     }
 
     pub fn on_ack(&mut self, ack: &Packet, now: Time, out: &mut Vec<Packet>) {
-        let a = ack.seq;
-        if a > self.high_tx {
+        if ack.seq > self.high_tx {
             return; // acknowledges data never sent: ignore
         }
-        let sack = self.cfg.recovery == Recovery::Sack;
         // Delivery-rate hook: an ACK begins (tcp/delivery.rs).
         let prior_in_flight = if self.cong_control {
             let f = self.cc_in_flight();
@@ -518,6 +568,36 @@ impl Sender {
         } else {
             0
         };
+        // PRR is the sender's cwnd reduction; an algorithm with `cong_control` sets
+        // cwnd itself (Linux tcp_cong_control skips tcp_cwnd_reduction for it).
+        let rtt = if self.cfg.prr && self.cfg.recovery == Recovery::Sack && !self.cong_control {
+            // RFC 6937 DeliveredData: change in snd.una plus change in SACKed data.
+            let una = self.snd_una;
+            let before = una + self.sb.sacked_in(una, self.high_tx);
+            let rtt = self.process_ack(ack, now, out);
+            if self.state == CaState::Recovery {
+                let after = self.snd_una + self.sb.sacked_in(self.snd_una, self.high_tx);
+                self.prr_ack(after.saturating_sub(before), self.snd_una > una);
+            }
+            rtt
+        } else {
+            self.process_ack(ack, now, out)
+        };
+        if ack.ece && self.cfg.ecn {
+            self.on_ecn_echo(now);
+        }
+        if self.cong_control {
+            self.cong_control_ack(prior_in_flight, rtt, ack.ece, now);
+        }
+        self.try_send(now, out);
+    }
+
+    /// The ACK's cumulative and SACK information: new data acknowledged, or a
+    /// duplicate. Returns the RTT sample it gave, if any.
+    #[inline]
+    fn process_ack(&mut self, ack: &Packet, now: Time, out: &mut Vec<Packet>) -> Option<Time> {
+        let a = ack.seq;
+        let sack = self.cfg.recovery == Recovery::Sack;
         let mut rtt = None;
         if a > self.snd_una {
             rtt = self.on_new_ack(a, ack, now, out);
@@ -540,13 +620,37 @@ impl Sender {
             }
             self.on_dupack(now, out);
         }
-        if ack.ece && self.cfg.ecn {
-            self.on_ecn_echo(now);
+        rtt
+    }
+
+    /// RFC 6937 §3.1, per ACK in SACK recovery: cwnd = pipe + sndcnt, where sndcnt
+    /// spreads the reduction to ssthresh over the ACKs of one round trip (sending
+    /// ssthresh/RecoverFS segments per segment delivered) while pipe > ssthresh, and
+    /// below it lets pipe climb back to ssthresh no faster than slow start (PRR-SSRB:
+    /// limit = max(prr_delivered − prr_out, DeliveredData) + 1). As Linux's
+    /// `tcp_cwnd_reduction`: an ACK that delivers nothing changes nothing, and the "+1"
+    /// comes only with an advance of snd.una.
+    fn prr_ack(&mut self, delivered: u64, una_advanced: bool) {
+        if delivered == 0 {
+            return;
         }
-        if self.cong_control {
-            self.cong_control_ack(prior_in_flight, rtt, ack.ece, now);
-        }
-        self.try_send(now, out);
+        self.prr_delivered += delivered;
+        self.sb.compute_lost_end(self.snd_una, self.cfg.dupthresh);
+        let pipe = self.sb.pipe(self.snd_una, self.high_tx) as f64;
+        let ssthresh = self.win.ssthresh;
+        let sndcnt = if pipe > ssthresh {
+            // sndcnt = CEIL(prr_delivered · ssthresh / RecoverFS) − prr_out
+            (self.prr_delivered as f64 * ssthresh / self.recover_fs.max(1) as f64).ceil()
+                - self.prr_out as f64
+        } else {
+            let limit = self
+                .prr_delivered
+                .saturating_sub(self.prr_out)
+                .max(delivered)
+                + una_advanced as u64;
+            (ssthresh - pipe).min(limit as f64)
+        };
+        self.win.cwnd = pipe + sndcnt.max(0.0);
     }
 
     /// RFC 3168 §6.1.2: react to ECN-Echo as to a loss, at most once per window of
@@ -756,6 +860,12 @@ impl Sender {
     /// recovery's rule, and the retransmission of the first unacknowledged segment.
     fn enter_recovery(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.stats.fast_retransmits += 1;
+        self.prior_cwnd = self.win.cwnd;
+        // RFC 6937: RecoverFS = snd.nxt − snd.una (Linux divides by prior_cwnd, the
+        // same when the window limited sending).
+        self.prr_delivered = 0;
+        self.prr_out = 1; // the retransmission below
+        self.recover_fs = self.high_tx - self.snd_una;
         self.win.ssthresh = self.congestion(CongestionKind::FastRetransmit, now);
         self.state = CaState::Recovery;
         self.recovery_start = now;
@@ -797,13 +907,30 @@ impl Sender {
     /// Tell the algorithm of a congestion signal; the ssthresh it asks for (≥ 2
     /// segments, RFC 5681 eq. (4)), which the caller applies by its policy.
     fn congestion(&mut self, kind: CongestionKind, now: Time) -> f64 {
-        let ev = Congestion {
+        let mut ev = Congestion {
             now,
             kind,
             in_flight: self.in_flight() as f64,
             rtt: self.rtt_stats(None),
         };
-        let ssthresh = self.cc.on_congestion(&self.win, &ev).max(2.0);
+        let mut w = self.win;
+        if self.state == CaState::Recovery {
+            if self.cfg.rto_new_ssthresh {
+                // ns-3's ReTxTimeout: GetSsThresh(tcb, BytesInFlight()), with the
+                // window as it stands and, with SACK, the pipe (RFC 6675) in flight.
+                if self.cfg.recovery == Recovery::Sack {
+                    self.sb.compute_lost_end(self.snd_una, self.cfg.dupthresh);
+                    ev.in_flight = self.sb.pipe(self.snd_una, self.high_tx) as f64;
+                }
+            } else {
+                // The recovery's cwnd (NewReno-inflated by duplicate ACKs, RFC 5681
+                // §3.2 step 4, or PRR-reduced) measures nothing of the path: the
+                // algorithm sees the window from before the loss (Linux's prior_cwnd),
+                // so that no law takes W_max or a reduction from an inflated window.
+                w.cwnd = self.prior_cwnd;
+            }
+        }
+        let ssthresh = self.cc.on_congestion(&w, &ev).max(2.0);
         // RFC 3168 §6.1.2: one reduction per window, whatever signalled it; ECN-Echo
         // for data sent before this point does not reduce again.
         self.ecn_recover = self.high_tx;
@@ -828,8 +955,9 @@ impl Sender {
             // path. Linux's tcp_enter_loss likewise reduces ssthresh only "if it has
             // not yet been made inside this window". The algorithm still hears of the
             // timeout (CUBIC, Illinois and Compound reset their state on it).
+            // ns-3 (tcp.rto_new_ssthresh) reduces again.
             let ssthresh = self.congestion(CongestionKind::Timeout, now);
-            if self.state != CaState::Recovery {
+            if self.state != CaState::Recovery || self.cfg.rto_new_ssthresh {
                 self.win.ssthresh = ssthresh;
             }
         }
@@ -845,9 +973,15 @@ impl Sender {
         self.recover = self.high_tx;
         self.snd_nxt = self.snd_una;
         self.timed = None;
-        // RFC 2018 §8: after a timeout the SACK information is not trusted (the
-        // receiver may have reneged); start the scoreboard afresh.
-        self.sb.reset(self.snd_una);
+        if self.cfg.rto_keeps_sack {
+            // Linux tcp_timeout_mark_lost: every un-SACKed segment is lost, what was
+            // SACKed stays SACKed (a receiver here never reneges).
+            self.sb.enter_loss(self.snd_una);
+        } else {
+            // RFC 2018 §8: after a timeout the SACK information is not trusted (the
+            // receiver may have reneged); start the scoreboard afresh (ns-2).
+            self.sb.reset(self.snd_una);
+        }
         // RFC 6298 §5.5: back off the timer.
         self.rtt.backoff = (self.rtt.backoff + 1).min(16);
         self.rto_deadline = Some(now + self.rtt.rto());
@@ -858,7 +992,7 @@ impl Sender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::build;
+    use crate::cc::{build, Profile};
     use std::sync::{Arc, Mutex};
 
     const T0: Time = Time::ZERO;
@@ -880,6 +1014,9 @@ mod tests {
             timestamps: true,
             dupthresh: 3,
             recovery,
+            prr: false,
+            rto_new_ssthresh: false,
+            rto_keeps_sack: false,
             pacing: PacingMode::None,
             ecn: true,
             cwnd_validation: false,
@@ -889,7 +1026,7 @@ mod tests {
     /// A bulk sender in congestion avoidance that has just sent segments 0..window at
     /// t = 0 (cwnd = ssthresh = window, Reno's law).
     fn sender_open(recovery: Recovery, window: f64) -> (Sender, Vec<Packet>) {
-        let cc = build("reno", &Default::default()).unwrap();
+        let cc = build("reno", &Default::default(), Profile::Ns2).unwrap();
         let mut s = Sender::new(config(recovery, window), cc, 0, 0, None);
         let mut out = Vec::new();
         s.start(T0, &mut out);
@@ -1036,7 +1173,7 @@ mod tests {
     fn cwnd_limited_is_what_stopped_sending() {
         let (s, _) = sender_open(Recovery::NewReno, 10.0);
         assert!(s.cwnd_limited());
-        let cc = build("reno", &Default::default()).unwrap();
+        let cc = build("reno", &Default::default(), Profile::Ns2).unwrap();
         let mut cfg = config(Recovery::NewReno, 10.0);
         cfg.rwnd = 5;
         cfg.init_ssthresh = 100.0;
@@ -1052,6 +1189,131 @@ mod tests {
         s.cfg.cwnd_validation = false;
         s.on_ack(&ack(2, ms(100)), ms(100), &mut out);
         assert_eq!(s.cwnd(), 11.0, "slow start without it");
+    }
+
+    /// RFC 6937 §3 / appendix example: 20 segments out, the first lost, ssthresh 10
+    /// (RecoverFS 20). From the third duplicate ACK (which starts recovery with the
+    /// retransmission) PRR sends CEIL(prr_delivered·ssthresh/RecoverFS) − prr_out per
+    /// ACK while pipe > ssthresh: one new segment on every other ACK. RFC 6675 alone
+    /// (cwnd = ssthresh at once) sends nothing until pipe falls below 10.
+    #[test]
+    fn prr_sends_one_segment_per_two_delivered() {
+        for prr in [true, false] {
+            let (mut s, _) = sender_open(Recovery::Sack, 20.0);
+            s.cfg.prr = prr;
+            let mut out = Vec::new();
+            let mut per_ack = Vec::new();
+            for k in 1..=12u32 {
+                let mut p = ack(0, ms(100) + Time::from_micros(k as u64));
+                p.set_sack(&[(1, 1 + k)]);
+                let n = out.len();
+                s.on_ack(&p, p.ts_val, &mut out);
+                per_ack.push(out.len() - n);
+            }
+            assert_eq!(s.ssthresh(), 10.0);
+            assert_eq!(retransmits(&out), vec![0]);
+            if prr {
+                // ACKs 1-2: nothing (no recovery yet); 3: the retransmission
+                // (prr_delivered 1, prr_out 1); then a new segment when prr_delivered
+                // reaches 3, 5, 7, 9.
+                assert_eq!(per_ack, vec![0, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0]);
+                assert_eq!(s.prr_out, 5);
+                assert_eq!(s.prr_delivered, 10);
+            } else {
+                // pipe: 17 at entry, one less per ACK; sending resumes below 10.
+                assert_eq!(per_ack, vec![0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1]);
+            }
+        }
+    }
+
+    /// PRR's slow-start reduction bound (RFC 6937 §3.1, PRR-SSRB, as Linux): once pipe
+    /// is at or below ssthresh, an ACK that advances snd.una lets out at most
+    /// max(prr_delivered − prr_out, DeliveredData) + 1 segments, up to ssthresh − pipe.
+    #[test]
+    fn prr_below_ssthresh_is_bounded_by_slow_start() {
+        let (mut s, _) = sender_open(Recovery::Sack, 20.0);
+        s.cfg.prr = true;
+        let mut out = Vec::new();
+        for k in 1..=3u32 {
+            let mut p = ack(0, ms(100) + Time::from_micros(k as u64));
+            p.set_sack(&[(1, 1 + k)]);
+            s.on_ack(&p, p.ts_val, &mut out);
+        }
+        // A partial ACK up to segment 15 (the retransmitted 0 and 1..14 delivered): 12
+        // delivered (snd.una 0 → 15, SACKed 3 → 0). pipe = 5 (15..20) < ssthresh 10.
+        out.clear();
+        s.on_ack(&ack(15, ms(200)), ms(200), &mut out);
+        assert_eq!(s.state(), CaState::Recovery);
+        // limit = max(13 − 1, 12) + 1 = 13; ssthresh − pipe = 5: five segments.
+        assert_eq!(out.len(), 5);
+        assert_eq!(s.cwnd(), 10.0);
+    }
+
+    /// Linux tcp_timeout_mark_lost: a timeout keeps what was SACKed, and the resend
+    /// skips it (tcp.rto_keeps_sack; ns-3 too); ns-2 clears the scoreboard and resends
+    /// everything from snd_una.
+    #[test]
+    fn a_timeout_keeps_sack_information_when_asked() {
+        for keep in [true, false] {
+            let (mut s, _) = sender_open(Recovery::Sack, 10.0);
+            s.cfg.rto_keeps_sack = keep;
+            s.cfg.dupthresh = 100; // no fast retransmit: the timer finds the losses
+            let mut out = Vec::new();
+            let mut p = ack(0, ms(100));
+            p.set_sack(&[(1, 5), (6, 10)]);
+            s.on_ack(&p, ms(100), &mut out);
+            out.clear();
+            s.on_timeout(Time::from_secs(1), &mut out);
+            // The receiver now holds 0..5: cumulative ACK 5; cwnd 2 in slow start.
+            let mut p = ack(5, Time::from_secs(1) + ms(100));
+            p.set_sack(&[(6, 10)]);
+            s.on_ack(&p, p.ts_val, &mut out);
+            let r = retransmits(&out);
+            if keep {
+                assert_eq!(r, vec![0, 5], "only the holes");
+            } else {
+                assert_eq!(r, vec![0, 5, 6, 7], "go-back-N over SACKed data");
+            }
+        }
+    }
+
+    /// A timeout inside NewReno recovery: the window duplicate ACKs inflated measures
+    /// nothing, so the algorithm sees the window from before the loss (Linux's
+    /// prior_cwnd) — the CUBIC W_max bug of issue 15 was reading the inflated one. The
+    /// sender keeps the recovery's ssthresh (Linux tcp_enter_loss, ns-2) unless
+    /// tcp.rto_new_ssthresh (ns-3) asks the algorithm again.
+    #[test]
+    fn a_timeout_in_recovery_shows_the_algorithm_the_window_before_the_loss() {
+        for new_ssthresh in [false, true] {
+            let seen = Arc::new(Mutex::new(Vec::new()));
+            struct Seen(Arc<Mutex<Vec<f64>>>);
+            impl CongestionControl for Seen {
+                fn name(&self) -> &'static str {
+                    "seen"
+                }
+                fn on_ack(&mut self, _w: &mut Window, _ack: &Ack) {}
+                fn on_congestion(&mut self, w: &Window, _ev: &Congestion) -> f64 {
+                    self.0.lock().unwrap().push(w.cwnd);
+                    w.cwnd / 2.0
+                }
+            }
+            let mut cfg = config(Recovery::NewReno, 10.0);
+            cfg.rto_new_ssthresh = new_ssthresh;
+            let mut s = Sender::new(cfg, Box::new(Seen(seen.clone())), 0, 0, None);
+            let mut out = Vec::new();
+            s.start(T0, &mut out);
+            dupacks(&mut s, 9, &mut out);
+            assert_eq!(s.cwnd(), 5.0 + 3.0 + 6.0, "inflated by the duplicates");
+            s.on_timeout(Time::from_secs(1), &mut out);
+            let seen = seen.lock().unwrap().clone();
+            if new_ssthresh {
+                assert_eq!(seen, vec![10.0, 14.0]);
+                assert_eq!(s.ssthresh(), 7.0);
+            } else {
+                assert_eq!(seen, vec![10.0, 10.0]);
+                assert_eq!(s.ssthresh(), 5.0);
+            }
+        }
     }
 
     /// What the algorithm hears: no `on_ack` during fast recovery, rounds that close
