@@ -40,6 +40,7 @@ def test_run_example_writes_outputs(tmp_path):
     assert p.returncode == 0, p.stderr
     assert "Traceback" not in p.stderr
     assert sorted(x.name for x in out.iterdir()) == [
+        ".ccsim",
         "flows.parquet",
         "scenario.toml",
         "series.parquet",

@@ -19,6 +19,7 @@ from typing import Any
 from ccsim import _core
 from ccsim._core import ScenarioError, SimulationError
 from ccsim._fluid import fluid_batch, fluid_replicate
+from ccsim._layout import OutputRefused
 from ccsim._results import Run, decode_table, load
 from ccsim._scenario import (
     Overrides,
@@ -37,6 +38,7 @@ except _metadata.PackageNotFoundError:  # running from a source tree
     __version__ = "0.0.0+unknown"
 
 __all__ = [
+    "OutputRefused",
     "Run",
     "ScenarioError",
     "SimulationError",
