@@ -43,6 +43,33 @@ _FORCE_HELP = (
 )
 
 
+def _set_memory_limit(ctx: click.Context, _param: Any, value: str | None) -> str | None:
+    """``--memory-limit SIZE``: the core reads ``CCSIM_MEMORY_LIMIT``, in this process
+    and in the sweep's worker processes, which inherit it."""
+    import os
+
+    if value is not None:
+        from ccsim import _core
+
+        try:
+            _core.validate("", [], value)
+        except ccsim.ScenarioError as e:
+            if str(e).startswith("memory_limit:"):
+                _fail(f"--memory-limit: {str(e).split(':', 1)[1].strip()}", EXIT_INPUT)
+        os.environ["CCSIM_MEMORY_LIMIT"] = value
+    return value
+
+
+_memory_limit = click.option(
+    "--memory-limit",
+    metavar="SIZE",
+    expose_value=False,
+    callback=_set_memory_limit,
+    help="Refuse a run whose estimated memory is over SIZE (8GB, 512MB, off). "
+    "Default: $CCSIM_MEMORY_LIMIT, else half of this machine's memory.",
+)
+
+
 class _Guarded(click.Group):
     """The last line of defence: whatever escapes a command (an interrupt outside the
     places that expect it, a Rust panic the binding let through, memory exhausted in
@@ -103,6 +130,7 @@ def main() -> None:
     "each metric's mean and 95 % interval.",
 )
 @click.option("--force", is_flag=True, help=_FORCE_HELP)
+@_memory_limit
 def run_cmd(
     scenario: str,
     output: str | None,
@@ -182,6 +210,7 @@ def _replicate(scenario: str, sets: list[str], n: int, output: str | None, quiet
 @main.command("validate")
 @click.argument("scenario")
 @click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE", help="Override a field.")
+@_memory_limit
 def validate_cmd(scenario: str, overrides: tuple[str, ...]) -> None:
     """Check SCENARIO without running it."""
     sets = list(overrides)
@@ -299,6 +328,7 @@ def bench_cmd(only: str | None, duration_scale: float, fluid: bool, batch: int) 
               help="Local worker processes (default: every core).")  # fmt: skip
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no table.")
 @click.option("--force", is_flag=True, help=_FORCE_HELP)
+@_memory_limit
 def sweep_cmd(
     scenario: str,
     output: str,
@@ -472,6 +502,7 @@ def report_cmd(directory: str, output: str, png: bool, force: bool) -> None:
 @click.option("-o", "--output", default=None, metavar="DIR", help="Default: out/reproduce/STUDY.")
 @click.option("-j", "--workers", type=click.IntRange(min=1), default=None, metavar="N")
 @click.option("--force", is_flag=True, help=_FORCE_HELP)
+@_memory_limit
 def reproduce_cmd(
     study: str,
     figures: tuple[str, ...],

@@ -263,6 +263,7 @@ count = 2
         &mut |_| true,
         &RunOptions {
             pcap_dir: Some(dir.clone()),
+            ..RunOptions::default()
         },
     )
     .unwrap();
