@@ -81,6 +81,14 @@ def test_resource_bombs_are_refused_in_one_line(tmp_path, case):
     assert not out.exists()
 
 
+def test_every_example_builds_under_the_address_space_limit(tmp_path):
+    # The web example reserved 65 536 packets per access queue (6.7 GB of address
+    # space) and failed to allocate under ulimit -v 4 GB (found by the fuzzer).
+    for example in sorted((ROOT / "scenarios" / "examples").glob("*.toml")):
+        p = capped("validate", example, tmp=tmp_path)
+        assert p.returncode == 0, (example.name, p.stderr[-2000:])
+
+
 def test_an_unforeseen_allocation_failure_is_one_line_not_an_abort(tmp_path):
     # With the estimate switched off the 10-million-flow plan meets the address-space
     # limit itself: the binding's allocator says so in one line, exit 3, no backtrace.

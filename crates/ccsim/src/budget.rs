@@ -149,13 +149,20 @@ fn static_flows(sc: &Scenario) -> (String, f64) {
     (field, sc.flows.iter().map(|g| g.count as f64).sum())
 }
 
-/// Workload slots whose number the scenario states (nodes, hosts; a poisson_flows
-/// workload's default pool is counted from the plan).
+/// Workload flow slots, as the plan will lay them out (`poisson_flows` without `hosts`
+/// gets a pool from its load, up to 100 000).
 fn stated_slots(sc: &Scenario) -> f64 {
+    let t = &sc.topology;
+    let b_rate = t.bottleneck_rate.map_or(1.0, |r| r.0.as_f64());
     sc.workloads
         .iter()
         .map(|w| {
-            let n = w.nodes.or(w.hosts).unwrap_or(0) as f64;
+            let access = w
+                .access_rate
+                .or(t.access_rate)
+                .map_or(b_rate, |r| r.0.as_f64())
+                .max(1.0);
+            let n = crate::scenario::workload::slots_per_direction(w, b_rate / access) as f64;
             if w.direction == crate::scenario::WorkloadDirection::Both {
                 2.0 * n
             } else {

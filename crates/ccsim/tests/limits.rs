@@ -68,6 +68,26 @@ fn ten_million_flows_are_refused_naming_the_count() {
 }
 
 #[test]
+fn a_huge_workload_pool_is_refused_before_it_is_laid_out() {
+    // load = 9e18 gives poisson_flows its largest default pool, 100 000 slots, which
+    // took 5 s to lay out before the plan-level estimate refused it (fuzz input).
+    let text = format!(
+        "{DUMBBELL}\n[[workloads]]\nkind = \"poisson_flows\"\nload = 9e18\n\
+         size = {{ pareto = {{ shape = 1.5, mean = \"30KB\" }} }}\naccess_rate = \"1Mbps\"\n"
+    );
+    let t = std::time::Instant::now();
+    let e = refused(&text, &[]);
+    assert!(e.contains("300022 series points"), "{e}"); // 100 000 slots × 3 + 22
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(1),
+        "{:?}",
+        t.elapsed()
+    );
+    let e = refused(&text, &["workloads[0].hosts=4294967295"]);
+    assert!(e.contains("; workloads alone: "), "{e}");
+}
+
+#[test]
 fn a_nanosecond_sample_interval_is_refused() {
     let e = refused(DUMBBELL, &["sample_interval=\"1ns\""]);
     assert!(e.starts_with("sample_interval: "), "{e}");
