@@ -16,7 +16,8 @@ from ccsim.bench import CONFIGS
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "scenarios" / "examples" / "dumbbell.toml"
 FAST = ['duration="3s"', 'warmup="1s"']
-RUN_FILES = ["flows.parquet", "scenario.toml", "series.parquet", "summary.json"]
+# A run directory: its marker (.ccsim: written by ccsim) and the four run files.
+RUN_FILES = [".ccsim", "flows.parquet", "scenario.toml", "series.parquet", "summary.json"]
 
 
 @pytest.fixture(scope="module")
@@ -118,16 +119,22 @@ def test_write_load_roundtrip(example_run, tmp_path):
     assert recorded["topology"]["buffer"] == "bdp"
 
 
-def test_write_replaces_existing_dir_atomically(example_run, tmp_path):
+def test_write_replaces_existing_run_dir_atomically(example_run, tmp_path):
     target = tmp_path / "run"
-    target.mkdir()
-    (target / "stale.txt").write_text("old")
+    example_run.write(target)
     (target / "summary.json").write_text("{}")
     example_run.write(target)
     assert sorted(p.name for p in target.iterdir()) == RUN_FILES
     assert json.loads((target / "summary.json").read_text())["name"] == "dumbbell-example"
     # No temporary or old directories are left beside it.
     assert [p.name for p in tmp_path.iterdir()] == ["run"]
+    # A directory ccsim did not write is refused, untouched (tests/test_output_safety.py).
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "stale.txt").write_text("old")
+    with pytest.raises(ccsim.OutputRefused):
+        example_run.write(mine)
+    assert (mine / "stale.txt").read_text() == "old"
 
 
 def test_failed_write_leaves_nothing(example_run, tmp_path, monkeypatch):

@@ -40,6 +40,7 @@ def test_run_example_writes_outputs(tmp_path):
     assert p.returncode == 0, p.stderr
     assert "Traceback" not in p.stderr
     assert sorted(x.name for x in out.iterdir()) == [
+        ".ccsim",
         "flows.parquet",
         "scenario.toml",
         "series.parquet",
@@ -89,10 +90,14 @@ def test_validate():
 
 # Scenarios the core's validate refuses only once it lays out the network, resolves
 # the buffers or builds the engine: they used to pass `ccsim validate` and fail at run
-# time. Each runs for 10⁶ simulated seconds, so a validate that ran it would time out.
+# time. Each runs for 10⁶ simulated seconds, so a validate that ran it would time out
+# (without series: 10⁶ s sampled every 100 ms would be over the memory limit,
+# docs/limits.md, a refusal of its own).
 LONG = 'duration = "1000000s"\n'
 EXAMPLE_BODY = "\n".join(
-    line for line in EXAMPLE_TEXT.splitlines() if not line.startswith(("duration", "warmup"))
+    line
+    for line in EXAMPLE_TEXT.splitlines()
+    if not line.startswith(("duration", "warmup", "sample_interval"))
 )
 GRAPH_WITHOUT_ROUTE = (
     'name = "unroutable"\n[topology]\nkind = "graph"\nbuffer = "20pkt"\n'

@@ -19,6 +19,7 @@ from typing import Any
 from ccsim import _core
 from ccsim._core import ScenarioError, SimulationError
 from ccsim._fluid import fluid_batch, fluid_replicate
+from ccsim._layout import OutputRefused
 from ccsim._results import Run, decode_table, load
 from ccsim._scenario import (
     Overrides,
@@ -37,6 +38,7 @@ except _metadata.PackageNotFoundError:  # running from a source tree
     __version__ = "0.0.0+unknown"
 
 __all__ = [
+    "OutputRefused",
     "Run",
     "ScenarioError",
     "SimulationError",
@@ -65,11 +67,17 @@ def scenario_text(scenario: Scenario) -> str:
     return text
 
 
-def validate(scenario: Scenario, *, set: Overrides = None) -> None:  # noqa: A002
+def validate(
+    scenario: Scenario,
+    *,
+    set: Overrides = None,  # noqa: A002
+    memory_limit: str | int | None = None,
+) -> None:
     """Raise ``ScenarioError`` if *scenario* (with overrides *set*) is not valid.
 
     The core checks everything a run would refuse, without running it: the fields, the
-    network laid out and routed, the buffers resolved, the engine built.
+    network laid out and routed, the buffers resolved, the engine built, the memory the
+    run would need against *memory_limit* (as in :func:`run`).
 
     A scenario with a ``[sweep]`` table is checked as :func:`sweep` would run it: the
     base scenario without ``[sweep]``, the table itself, and every grid point (its
@@ -78,7 +86,8 @@ def validate(scenario: Scenario, *, set: Overrides = None) -> None:  # noqa: A00
     text, source = text_of(scenario)
     base_text, table = split_sweep_table(text, source)
     overrides = normalize_overrides(set)
-    _core.validate(base_text, overrides)
+    limit = _limit_text(memory_limit)
+    _core.validate(base_text, overrides, limit)
     if base_text is text:  # no [sweep] table
         return
     _, base, _, _, specs = sweep_plan(scenario, set=overrides)
@@ -87,7 +96,7 @@ def validate(scenario: Scenario, *, set: Overrides = None) -> None:  # noqa: A00
     bad = []
     for i, spec in enumerate(points):
         try:
-            _core.validate(base_text, base + spec.overrides)
+            _core.validate(base_text, base + spec.overrides, limit)
         except ScenarioError as e:
             bad.append((i, spec, e))
     if bad:
@@ -104,6 +113,7 @@ def run(
     *,
     set: Overrides = None,  # noqa: A002
     progress: bool | Callable[[float], Any] = False,
+    memory_limit: str | int | None = None,
 ) -> Run:
     """Run one scenario and return its results.
 
@@ -112,6 +122,10 @@ def run(
     ``{"topology.buffer": "0.5bdp", "seed": 3}``.
     *progress*: ``True`` for a progress bar (shown if the run takes more than half a
     second), or a callable receiving the fraction of simulated time done.
+    *memory_limit*: the most memory the run may need by the core's estimate (``"8GB"``,
+    bytes as an int, ``"off"``); default ``CCSIM_MEMORY_LIMIT``, else half of the
+    machine's memory (docs/limits.md). A scenario over it raises ``ScenarioError``
+    naming the field that drives the estimate, before anything runs.
 
     The returned run's ``scenario_text`` (``scenario.toml`` when written) is the scenario
     as the core resolved it: the text with the overrides applied, which runs again as it
@@ -128,11 +142,21 @@ def run(
             "scenario once"
         )
     overrides = normalize_overrides(set)
+    limit = _limit_text(memory_limit)
     if progress is True:
         from ccsim._progress import LazyProgress
 
         with LazyProgress() as bar:
-            result = _core.run(text, overrides, bar)
+            result = _core.run(text, overrides, bar, limit)
     else:
-        result = _core.run(text, overrides, progress if callable(progress) else None)
+        result = _core.run(text, overrides, progress if callable(progress) else None, limit)
     return Run._from_core(result, _core.resolve(text, overrides), overrides)
+
+
+def _limit_text(memory_limit: str | int | None) -> str | None:
+    """*memory_limit* as the core reads it (``"8GB"``, ``"off"``, bytes)."""
+    if memory_limit is None or isinstance(memory_limit, str):
+        return memory_limit
+    if isinstance(memory_limit, bool) or not isinstance(memory_limit, int):
+        raise ScenarioError(f'memory_limit: expected a size like "8GB", got {memory_limit!r}')
+    return str(memory_limit)

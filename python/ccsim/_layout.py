@@ -19,6 +19,12 @@ A sweep directory (``ccsim.sweep``, ``ccsim sweep -o DIR``)::
     runs/.tmp-*             a run being written (ignored; removed by the next sweep)
     .lock                   held by the one sweep process writing the directory
 
+Every directory ccsim writes (run, sweep, reproduction) holds ``.ccsim``, its marker
+(``{"ccsim": version, "kind": ...}``), written first. ccsim replaces or writes into an
+existing directory only if it carries the marker of the same kind (or is empty); any
+other is refused unless the caller forces it, and the root, the home directory, the
+current directory and its ancestors are refused always (``check_target``).
+
 A run directory under ``runs/`` appears by one ``rename`` of a complete temporary
 directory whose last-written file is ``DONE``: a run is finished iff ``runs/<id>/DONE``
 exists. ``sweep.py`` writes sweep directories, ``store.py`` reads them, ``_results.py``
@@ -28,16 +34,19 @@ writes and reads run directories; the names and the atomic-write rules live here
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
 import fcntl
 import json
 import os
+import re
 import shutil
-import tempfile
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from ccsim import _core
 from ccsim._core import ScenarioError
 
 # ---- a run directory
@@ -92,31 +101,50 @@ def write_atomic(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def replace_dir(directory: str | os.PathLike, fill: Callable[[Path], None]) -> Path:
+def replace_dir(
+    directory: str | os.PathLike,
+    fill: Callable[[Path], None],
+    *,
+    kind: str = "run",
+    force: bool = False,
+) -> Path:
     """Make *directory* hold what ``fill(tmp)`` writes into a fresh directory, atomically.
 
-    The files are written into a temporary directory beside the target and renamed into
-    place; an existing target is replaced as a whole. Readers see the old directory or
-    the new one, never a partial one, and a failure leaves no trace.
+    The target must be new, empty, or a directory ccsim wrote for *kind* (its marker
+    file says so); anything else is refused (``OutputRefused``) unless *force*, and some
+    places are refused even then (``check_target``). The files are written into a
+    temporary directory beside the target, marker first, then swapped in by one atomic
+    exchange (``renameat2(RENAME_EXCHANGE)`` on Linux): at every instant the target is
+    the old complete directory or the new complete one. A failure, Ctrl-C or SIGKILL
+    leaves at most a temporary directory named ``.<name>.ccsim-tmp-<pid>-<hex>``, which
+    the next write of the same target removes once that process is gone.
     """
-    target = Path(directory).absolute()
+    target = check_target(directory, kind, force=force)
     parent = target.parent
     parent.mkdir(parents=True, exist_ok=True)
-    if target.exists() and not target.is_dir():
-        raise FileExistsError(f"{target} exists and is not a directory")
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=parent))
+    clean_siblings(target)
+    tmp = _sibling(target, "tmp")
+    tmp.mkdir()
     try:
+        write_marker(tmp, kind)
         fill(tmp)
         fsync_dir(tmp)
         if target.exists():
-            old = parent / f".{target.name}.old-{uuid.uuid4().hex[:8]}"
-            os.rename(target, old)
-            try:
-                os.rename(tmp, target)
-            except BaseException:
-                os.rename(old, target)
-                raise
-            shutil.rmtree(old, ignore_errors=True)
+            if not _exchange(tmp, target):
+                # No atomic exchange here (not Linux, or the file system lacks it): the
+                # old directory steps aside under a recognisable name first; a kill
+                # between the two renames leaves it there, and the next write of this
+                # target puts it back (``clean_siblings``).
+                old = _sibling(target, "old")
+                os.rename(target, old)
+                try:
+                    os.rename(tmp, target)
+                except BaseException:
+                    os.rename(old, target)
+                    raise
+                tmp = old
+            # ``tmp`` now holds the old directory.
+            shutil.rmtree(tmp, ignore_errors=True)
         else:
             os.rename(tmp, target)
         fsync_dir(parent)
@@ -124,6 +152,238 @@ def replace_dir(directory: str | os.PathLike, fill: Callable[[Path], None]) -> P
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return target
+
+
+# ------------------------------------------------------------------ what ccsim may touch
+
+# Every directory ccsim writes (run, sweep, reproduction) holds this file, written
+# first: {"ccsim": version, "kind": "run" | "sweep" | "reproduction"}.
+MARKER_FILE = ".ccsim"
+KINDS = ("run", "sweep", "reproduction")
+# Temporary siblings of a target: .<name>.ccsim-tmp-<pid>-<hex> (being written) and
+# .<name>.ccsim-old-<pid>-<hex> (the old directory, between two renames).
+_SIBLING = re.compile(r"^\.(?P<name>.+)\.ccsim-(?P<what>tmp|old)-(?P<pid>\d+)-[0-9a-f]{8}$")
+
+
+class OutputRefused(ScenarioError):
+    """An output target that ccsim will not write: it holds files ccsim did not write
+    (pass ``force=True`` / ``--force`` to replace it), or it is a place never replaced
+    (``/``, the home directory, the current directory or one of its ancestors)."""
+
+
+def write_marker(directory: Path, kind: str) -> None:
+    """Mark *directory* as written by ccsim, holding a *kind*."""
+    record = {"ccsim": _core.version(), "kind": kind}
+    write_synced(directory / MARKER_FILE, (json.dumps(record) + "\n").encode())
+
+
+def owner(directory: Path) -> str | None:
+    """The kind of ccsim directory *directory* is (``"run"``, ``"sweep"``,
+    ``"reproduction"``), or None if ccsim did not write it (or it is not a directory).
+
+    Directories from before the marker are recognised by their contents: a sweep by
+    its ``sweep.json``; a run when it holds nothing but run files; a reproduction by its
+    ``results.json`` naming a study."""
+    if not directory.is_dir():
+        return None
+    marker = directory / MARKER_FILE
+    if marker.is_file():
+        try:
+            kind = json.loads(marker.read_text(encoding="utf-8")).get("kind")
+        except (OSError, ValueError, AttributeError):
+            return None
+        return kind if kind in KINDS else None
+    if (directory / SWEEP_FILE).is_file():
+        return "sweep"
+    names = {p.name for p in directory.iterdir()}
+    run_names = set(RUN_FILES) | {EVENTS_FILE}
+    if SUMMARY_FILE in names and all(n in run_names or n.endswith(PCAP_SUFFIX) for n in names):
+        return "run"
+    results = directory / "results.json"
+    if results.is_file() and (directory / "report.md").is_file():
+        try:
+            if "study" in json.loads(results.read_text(encoding="utf-8")):
+                return "reproduction"
+        except (OSError, ValueError, TypeError):
+            return None
+    return None
+
+
+def protected(path: Path) -> str | None:
+    """Why *path* (absolute, resolved) may never be replaced, or None: the root, the
+    home directory, the current directory and every directory above it."""
+    cwd = Path.cwd().resolve()
+    home = Path.home().resolve()
+    if path == Path(path.anchor):
+        return "it is the file system's root"
+    if path == home:
+        return "it is the home directory"
+    if path == cwd:
+        return "it is the current directory"
+    if path in cwd.parents:
+        return "it contains the current directory"
+    if path in home.parents:
+        return "it contains the home directory"
+    return None
+
+
+def check_target(directory: str | os.PathLike, kind: str, *, force: bool = False) -> Path:
+    """The absolute path of output *directory* if ccsim may write a *kind* there;
+    else ``OutputRefused`` with a one-line reason.
+
+    Allowed: a path that does not exist, an empty directory, or a directory ccsim wrote
+    for the same *kind*. With *force*, any other directory too (it is replaced), except
+    the places ``protected`` names, which are refused whatever the flag says.
+    """
+    given = str(directory)
+    target = Path(directory).expanduser().absolute()
+    why = protected(target.resolve())
+    if why is not None:
+        raise OutputRefused(
+            f"output {given}: refusing to write there ({why}); choose a new directory"
+        )
+    if not target.exists() and not target.is_symlink():
+        return target
+    if not target.is_dir():
+        raise OutputRefused(f"output {given} exists and is not a directory")
+    if force:
+        return target
+    found = owner(target)
+    if found == kind:
+        return target
+    if found is None and not any(target.iterdir()):
+        return target
+    what = (
+        f"holds a ccsim {found}, not a {kind}"
+        if found is not None
+        else "holds files that ccsim did not write"
+    )
+    raise OutputRefused(
+        f"output {given} {what}; choose a new directory, or pass --force "
+        f"(force=True) to replace it and everything in it"
+    )
+
+
+def check_file_target(path: str | os.PathLike, *, force: bool = False) -> Path:
+    """The absolute path of output file *path* if ccsim may write it: a new file, or
+    one ccsim wrote (a report or figure names ccsim as its generator near its start or
+    end); with *force* any file. Else ``OutputRefused``."""
+    given = str(path)
+    target = Path(path).expanduser().absolute()
+    if target.is_dir():
+        raise OutputRefused(f"output {given} is a directory; give a file name")
+    if not target.exists() or force:
+        return target
+    if not _names_ccsim(target):
+        raise OutputRefused(
+            f"output {given} exists and was not written by ccsim; choose a new file name, "
+            "or pass --force (force=True) to replace it"
+        )
+    return target
+
+
+def _names_ccsim(path: Path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            head = f.read(65536)
+            f.seek(max(0, os.fstat(f.fileno()).st_size - 65536))
+            tail = f.read(65536)
+    except OSError:
+        return False
+    return b"ccsim" in head or b"ccsim" in tail
+
+
+def replace_file(
+    path: str | os.PathLike, write: Callable[[Path], None], *, force: bool = False
+) -> Path:
+    """Make file *path* hold what ``write(tmp)`` writes, atomically (a temporary file
+    beside it, then one rename), after ``check_file_target``."""
+    target = check_file_target(path, force=force)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    clean_siblings(target)
+    tmp = _sibling(target, "tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise
+    return target
+
+
+def _sibling(target: Path, what: str) -> Path:
+    return target.parent / f".{target.name}.ccsim-{what}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def clean_siblings(target: Path) -> None:
+    """Tidy what a killed write of *target* left beside it: put an old directory back
+    if the target is missing, and remove ccsim's temporary directories whose process is
+    gone. Only names of ccsim's own pattern are touched."""
+    parent = target.parent
+    if not parent.is_dir():
+        return
+    stale = []
+    for p in parent.iterdir():
+        m = _SIBLING.match(p.name)
+        if m is None or m["name"] != target.name or p.is_symlink():
+            continue
+        if _alive(int(m["pid"])):
+            continue
+        stale.append((m["what"], p))
+    # An old directory whose replacement never arrived goes back first.
+    for what, p in sorted(stale, key=lambda x: x[0] != "old"):
+        if what == "old" and not target.exists():
+            with contextlib.suppress(OSError):
+                os.rename(p, target)
+                continue
+        if p.is_dir():
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                p.unlink()
+
+
+_renameat2: Any = None
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap directories *a* and *b* atomically; False where the system cannot."""
+    global _renameat2
+    if _renameat2 is None:
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            _renameat2 = libc.renameat2
+            _renameat2.argtypes = [
+                ctypes.c_int,
+                ctypes.c_char_p,
+                ctypes.c_int,
+                ctypes.c_char_p,
+                ctypes.c_uint,
+            ]
+        except (OSError, AttributeError):
+            _renameat2 = False
+    if _renameat2 is False:
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if _renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP, errno.ENOTSUP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
 
 
 _io_pool = None

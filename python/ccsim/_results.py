@@ -126,15 +126,18 @@ class Run:
         links = self.summary.get("links") or {}
         return links.get(self.summary.get("bottleneck"), {}) or {}
 
-    def write(self, directory: str | os.PathLike) -> Path:
-        """Write the four run files into *directory*, atomically.
+    def write(self, directory: str | os.PathLike, *, force: bool = False) -> Path:
+        """Write the run files into *directory*, atomically, and return its path.
 
-        The files are written into a fresh temporary directory beside the target and
-        renamed into place; an existing target is replaced as a whole. Readers see the
-        old directory or the new one, never a partial one, and a failure leaves no
-        trace.
+        *directory* must be new, empty, or a run directory ccsim wrote (its ``.ccsim``
+        marker says so): anything else raises ``OutputRefused`` (a ``ScenarioError``)
+        and is left untouched, unless *force* (then it is replaced, with everything in
+        it; the root, the home directory and the current directory or its ancestors
+        are refused even so). The files are written into a temporary directory beside
+        the target and swapped in atomically: readers, and a kill at any moment, see
+        the old directory or the new one, never a partial one.
         """
-        return replace_dir(directory, self._write_files)
+        return replace_dir(directory, self._write_files, kind="run", force=force)
 
     def encode(self) -> dict[str, bytes]:
         """The run's files as bytes, by file name: the four run files, and

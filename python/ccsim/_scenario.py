@@ -33,6 +33,10 @@ def text_of(scenario: Scenario) -> tuple[str, str]:
             return tomli_w.dumps(dict(scenario)), "<dict>"
         except (TypeError, ValueError) as e:
             raise ScenarioError(f"scenario dict cannot be written as TOML: {e}") from None
+        except RecursionError:
+            raise ScenarioError(
+                "scenario dict cannot be written as TOML: nested too deeply"
+            ) from None
     if isinstance(scenario, os.PathLike) or (
         isinstance(scenario, str) and "\n" not in scenario and "=" not in scenario
     ):
@@ -60,6 +64,8 @@ def check_syntax(text: str, source: str) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as e:
         msg = " ".join(str(e).split())
         raise ScenarioError(f"{source}: invalid TOML: {msg}") from None
+    except RecursionError:
+        raise ScenarioError(f"{source}: invalid TOML: arrays or tables nested too deeply") from None
 
 
 def normalize_overrides(overrides: Overrides) -> list[str]:

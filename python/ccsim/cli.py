@@ -37,7 +37,67 @@ def _version() -> str:
     return f"ccsim {ccsim.__version__} (core {core})"
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+_FORCE_HELP = (
+    "Replace DIR even if ccsim did not write it (everything in it is lost); "
+    "/, ~, . and the directories above . are refused even so."
+)
+
+
+def _set_memory_limit(ctx: click.Context, _param: Any, value: str | None) -> str | None:
+    """``--memory-limit SIZE``: the core reads ``CCSIM_MEMORY_LIMIT``, in this process
+    and in the sweep's worker processes, which inherit it."""
+    import os
+
+    if value is not None:
+        from ccsim import _core
+
+        try:
+            _core.validate("", [], value)
+        except ccsim.ScenarioError as e:
+            if str(e).startswith("memory_limit:"):
+                _fail(f"--memory-limit: {str(e).split(':', 1)[1].strip()}", EXIT_INPUT)
+        os.environ["CCSIM_MEMORY_LIMIT"] = value
+    return value
+
+
+_memory_limit = click.option(
+    "--memory-limit",
+    metavar="SIZE",
+    expose_value=False,
+    callback=_set_memory_limit,
+    help="Refuse a run whose estimated memory is over SIZE (8GB, 512MB, off). "
+    "Default: $CCSIM_MEMORY_LIMIT, else half of this machine's memory.",
+)
+
+
+class _Guarded(click.Group):
+    """The last line of defence: whatever escapes a command (an interrupt outside the
+    places that expect it, a Rust panic the binding let through, memory exhausted in
+    Python, a bug) ends as one ``error:`` line and an exit code, never a traceback.
+    ``CCSIM_DEBUG=1`` re-raises, for a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        import os
+
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, SystemExit):
+            raise
+        except KeyboardInterrupt:
+            _fail("interrupted", EXIT_INTERRUPT)
+        except BaseException as e:  # noqa: BLE001 - PyO3's PanicException is a BaseException
+            if os.environ.get("CCSIM_DEBUG"):
+                raise
+            if isinstance(e, ccsim.ScenarioError):
+                _fail(e, EXIT_INPUT)
+            if isinstance(e, MemoryError):
+                _fail("out of memory (see README, Limits: --memory-limit)", EXIT_SIM)
+            if isinstance(e, OSError):
+                _fail(f"{e.filename or ''}: {e.strerror or e}", EXIT_IO)
+            _fail(f"internal error: {type(e).__name__}: {e}", EXIT_SIM)
+
+
+@click.group(cls=_Guarded, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--version",
     is_flag=True,
@@ -69,16 +129,29 @@ def main() -> None:
     help="Fluid scenarios: run N replications (seeds seed, seed+1, ...) on every core and print "
     "each metric's mean and 95 % interval.",
 )
+@click.option("--force", is_flag=True, help=_FORCE_HELP)
+@_memory_limit
 def run_cmd(
-    scenario: str, output: str | None, overrides: tuple[str, ...], quiet: bool, replications: int
+    scenario: str,
+    output: str | None,
+    overrides: tuple[str, ...],
+    quiet: bool,
+    replications: int,
+    force: bool,
 ) -> None:
     """Run SCENARIO (a .toml file) and print a summary."""
     sets = list(overrides)
     if replications > 1:
         _replicate(scenario, sets, replications, output, quiet)
         return
-    if output is not None and Path(output).exists() and not Path(output).is_dir():
-        _fail(f"output {output} exists and is not a directory", EXIT_INPUT)
+    if output is not None:
+        # Refuse a target ccsim may not write before simulating, not after.
+        from ccsim._layout import check_target
+
+        try:
+            check_target(output, "run", force=force)
+        except ccsim.ScenarioError as e:
+            _fail(e, EXIT_INPUT)
     try:
         if quiet:
             result = ccsim.run(scenario, set=sets)
@@ -95,7 +168,11 @@ def run_cmd(
         _fail(f"cannot write a trace: {e}", EXIT_IO)
     if output is not None:
         try:
-            result.write(output)
+            result.write(output, force=force)
+        except ccsim.ScenarioError as e:
+            _fail(e, EXIT_INPUT)
+        except KeyboardInterrupt:
+            _fail(f"interrupted; {output} was left as it was", EXIT_INTERRUPT)
         except OSError as e:
             _fail(f"cannot write {output}: {e.strerror or e}", EXIT_IO)
     if not quiet:
@@ -133,6 +210,7 @@ def _replicate(scenario: str, sets: list[str], n: int, output: str | None, quiet
 @main.command("validate")
 @click.argument("scenario")
 @click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE", help="Override a field.")
+@_memory_limit
 def validate_cmd(scenario: str, overrides: tuple[str, ...]) -> None:
     """Check SCENARIO without running it."""
     sets = list(overrides)
@@ -249,6 +327,8 @@ def bench_cmd(only: str | None, duration_scale: float, fluid: bool, batch: int) 
 @click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
               help="Local worker processes (default: every core).")  # fmt: skip
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no table.")
+@click.option("--force", is_flag=True, help=_FORCE_HELP)
+@_memory_limit
 def sweep_cmd(
     scenario: str,
     output: str,
@@ -258,6 +338,7 @@ def sweep_cmd(
     scheduler: str | None,
     workers: int | None,
     quiet: bool,
+    force: bool,
 ) -> None:
     """Run every point of a parameter sweep of SCENARIO into DIR (resumable).
 
@@ -277,6 +358,7 @@ def sweep_cmd(
             scheduler=scheduler,
             progress=not quiet,
             console=err,
+            force=force,
         )
     except ccsim.ScenarioError as e:
         _fail(e, EXIT_INPUT)
@@ -333,6 +415,7 @@ def query_cmd(directory: str, sql: str, as_csv: bool) -> None:
               show_default=True, help="With --cdf: per-flow or per-run values.")  # fmt: skip
 @click.option("--logx", is_flag=True, help="Logarithmic x axis.")
 @click.option("--logy", is_flag=True, help="Logarithmic y axis.")
+@click.option("--force", is_flag=True, help="Replace FILE even if ccsim did not write it.")
 def plot_cmd(
     directory: str,
     output: str,
@@ -345,6 +428,7 @@ def plot_cmd(
     source: str,
     logx: bool,
     logy: bool,
+    force: bool,
 ) -> None:
     """Draw a figure from a sweep directory (or, with --series, a run directory).
 
@@ -354,13 +438,14 @@ def plot_cmd(
       ccsim plot DIR --cdf fct_s --by 'flows[0].cc' -o fct.svg
     """
     from ccsim import plots
-    from ccsim._layout import SERIES_FILE, is_sweep_dir
+    from ccsim._layout import SERIES_FILE, check_file_target, is_sweep_dir
     from ccsim.sweep import Sweep
 
     kinds = [k for k in (y, series, cdf) if k]
     if len(kinds) != 1:
         _fail("give exactly one of --y (with --x), --series, --cdf", EXIT_INPUT)
     try:
+        check_file_target(output, force=force)  # before drawing anything
         if y:
             if not x:
                 _fail("--y needs --x PATH (a swept path)", EXIT_INPUT)
@@ -382,7 +467,7 @@ def plot_cmd(
                 fig.axes[0].set_yscale("log")
         else:
             fig = plots.cdf(directory, cdf, by=by, source=source, logx=logx)
-        plots.save(fig, output)
+        plots.save(fig, output, force=force)
     except ccsim.ScenarioError as e:
         _fail(e, EXIT_INPUT)
     except OSError as e:
@@ -394,14 +479,17 @@ def plot_cmd(
 @click.argument("directory")
 @click.option("-o", "--output", required=True, metavar="FILE", help="The HTML file.")
 @click.option("--png", is_flag=True, help="Embed figures as PNG instead of inline SVG.")
-def report_cmd(directory: str, output: str, png: bool) -> None:
+@click.option("--force", is_flag=True, help="Replace FILE even if ccsim did not write it.")
+def report_cmd(directory: str, output: str, png: bool, force: bool) -> None:
     """Write one self-contained HTML page for the sweep in DIRECTORY."""
     from ccsim.report import report
 
     try:
-        report(directory, output, image_format="png" if png else "svg")
+        report(directory, output, image_format="png" if png else "svg", force=force)
     except ccsim.ScenarioError as e:
         _fail(e, EXIT_INPUT)
+    except KeyboardInterrupt:
+        _fail("interrupted", EXIT_INTERRUPT)
     except OSError as e:
         _fail(f"cannot write {output}: {e.strerror or e}", EXIT_IO)
     out.print(f"report written to {output}", markup=False)
@@ -413,8 +501,15 @@ def report_cmd(directory: str, output: str, png: bool) -> None:
 @click.option("--quick", is_flag=True, help="Scaled down: fewer points, seeds, shorter runs.")
 @click.option("-o", "--output", default=None, metavar="DIR", help="Default: out/reproduce/STUDY.")
 @click.option("-j", "--workers", type=click.IntRange(min=1), default=None, metavar="N")
+@click.option("--force", is_flag=True, help=_FORCE_HELP)
+@_memory_limit
 def reproduce_cmd(
-    study: str, figures: tuple[str, ...], quick: bool, output: str | None, workers: int | None
+    study: str,
+    figures: tuple[str, ...],
+    quick: bool,
+    output: str | None,
+    workers: int | None,
+    force: bool,
 ) -> None:
     """Reproduce the figures of STUDY (000-004, docs/reproductions/): run, plot, check claims."""
     from ccsim import reproduce
@@ -429,6 +524,7 @@ def reproduce_cmd(
             workers=workers,
             progress=True,
             log=lambda line: err.print(line, markup=False),
+            force=force,
         )
     except ccsim.ScenarioError as e:
         _fail(e, EXIT_INPUT)

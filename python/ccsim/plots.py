@@ -29,7 +29,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from ccsim._core import ScenarioError  # noqa: E402
-from ccsim._layout import SERIES_FILE  # noqa: E402
+from ccsim._layout import SERIES_FILE, replace_file  # noqa: E402
 
 # Publication defaults: Type 42 fonts in PDF (editable, accepted by IEEE/ACM checkers),
 # text kept as text in SVG, no date stamps in files so a figure is reproducible.
@@ -102,15 +102,22 @@ def label(name: str) -> str:
     return f"{text} ({unit})" if unit else text
 
 
-def save(fig, path: str | os.PathLike) -> Path:
-    """Write *fig* to *path*; the format follows the extension (.pdf, .svg, .png)."""
+def save(fig, path: str | os.PathLike, *, force: bool = False) -> Path:
+    """Write *fig* to *path*; the format follows the extension (.pdf, .svg, .png).
+
+    Atomically (a temporary file, then a rename). An existing file that ccsim did not
+    write (its metadata name ccsim as creator) is refused (``OutputRefused``) unless
+    *force*."""
     p = Path(path)
     fmt = p.suffix.lower().lstrip(".")
     if fmt not in ("pdf", "svg", "png"):
         raise ScenarioError(f"{p}: figures are written as .pdf, .svg or .png")
-    p.parent.mkdir(parents=True, exist_ok=True)
-    with plt.rc_context(STYLE):
-        fig.savefig(p, format=fmt, bbox_inches="tight", metadata=_metadata(fmt))
+
+    def write(tmp: Path) -> None:
+        with plt.rc_context(STYLE):
+            fig.savefig(tmp, format=fmt, bbox_inches="tight", metadata=_metadata(fmt))
+
+    replace_file(p, write, force=force)
     return p
 
 

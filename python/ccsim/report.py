@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from ccsim._core import ScenarioError
-from ccsim._layout import SERIES_FILE
+from ccsim._layout import SERIES_FILE, check_file_target, replace_file
 
 _figure_ids = itertools.count(1)
 
@@ -45,6 +45,7 @@ def report(
     x: str | None = None,
     by: str | None = None,
     image_format: str = "svg",
+    force: bool = False,
 ) -> Path:
     """Write the HTML report of the sweep in *directory* to *output*.
 
@@ -53,13 +54,16 @@ def report(
     first swept path whose values are numbers or numbers with a unit, else the first).
     *by*: one line per value of this path (default: a swept path ending in ``cc``, else
     another swept path). *image_format*: ``"svg"`` (inline) or ``"png"`` (base64).
-    The file is written atomically (temporary file, then rename).
+    The file is written atomically (temporary file, then rename). An existing *output*
+    that ccsim did not write is refused (``OutputRefused``) unless *force*; the check
+    comes first, before any work.
     """
     from ccsim import __version__
     from ccsim.plots import cdf, metric_vs_param, numeric_axis, timeseries
     from ccsim.store import DEFAULT_METRICS, catalogue, table
     from ccsim.sweep import Sweep, describe_grid
 
+    check_file_target(output, force=force)
     if image_format not in ("svg", "png"):
         raise ScenarioError(f"report: image_format must be 'svg' or 'png', got {image_format!r}")
     sw = Sweep(directory)
@@ -121,6 +125,7 @@ def report(
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
+        f'<meta name="generator" content="ccsim {html.escape(__version__)}">',
         f"<title>ccsim sweep: {name}</title><style>{_CSS}</style></head><body>",
         f"<h1>ccsim sweep: {name}</h1>",
         "<p>"
@@ -152,16 +157,8 @@ def report(
             f"{html.escape(caption)}</figcaption></figure>"
         )
     parts.append("</body></html>")
-    out = Path(output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
-    try:
-        tmp.write_text("\n".join(parts) + "\n", encoding="utf-8")
-        os.replace(tmp, out)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return out
+    text = "\n".join(parts) + "\n"
+    return replace_file(output, lambda tmp: tmp.write_text(text, encoding="utf-8"), force=force)
 
 
 def _embed(fig, image_format: str) -> str:

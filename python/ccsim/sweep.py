@@ -42,20 +42,26 @@ import tomli_w
 from ccsim import _core
 from ccsim._core import ScenarioError, SimulationError
 from ccsim._layout import (
+    MARKER_FILE,
     RUN_FILE,
     RUN_FILES,
     RUNS_DIR,
     SCENARIO_FILE,
     SWEEP_FILE,
+    check_target,
     clean,
     commit_run,
     finished_runs,
     is_done,
+    is_sweep_dir,
     locked,
+    owner,
     read_sweep,
     record_failure,
+    replace_dir,
     write_atomic,
     write_json,
+    write_marker,
 )
 from ccsim._scenario import (
     Overrides,
@@ -374,6 +380,7 @@ def sweep(
     scheduler: str | None = None,
     progress: bool = True,
     console: Any = None,
+    force: bool = False,
 ) -> Sweep:
     """Run every point of a sweep that is not finished yet, and return the :class:`Sweep`.
 
@@ -385,14 +392,17 @@ def sweep(
     processes (default: every core). *client* / *scheduler*: run on Dask instead, with
     this ``distributed.Client`` or a new client connected to the scheduler address.
 
+    *directory* must be new, empty or a ccsim sweep directory; any other raises
+    ``OutputRefused`` unless *force*, which replaces it (and a sweep of another
+    scenario) with a fresh sweep (``_layout.check_target`` lists what is refused even
+    so).
+
     Runs that raise are recorded as failed (``Sweep.failures()``) and do not stop the
     sweep; running it again retries them. Raises ``ScenarioError`` for a bad sweep
     definition (nothing is written then).
     """
     text, base, merged, n, specs = plan(scenario, grid, seeds=seeds, set=set)
-    directory = Path(directory)
-    if directory.exists() and not directory.is_dir():
-        raise ScenarioError(f"{directory} exists and is not a directory")
+    directory = check_target(directory, "sweep", force=force)
     if workers is not None and (isinstance(workers, bool) or workers < 1):
         raise ScenarioError(f"workers: must be a whole number >= 1, got {workers!r}")
     # The base scenario itself is checked once, here, before anything is written: a
@@ -426,6 +436,12 @@ def sweep(
         "seeds": n,
         "runs": [s.id for s in specs],
     }
+    if force and directory.is_dir() and any(directory.iterdir()):
+        same = owner(directory) == "sweep" and (
+            not is_sweep_dir(directory) or read_sweep(directory).get("identity") == identity
+        )
+        if not same:
+            replace_dir(directory, lambda d: None, kind="sweep", force=True)
     own_client = None
     if client is None and scheduler is not None:
         # Connect before anything is written: an unreachable scheduler is bad input.
@@ -444,13 +460,15 @@ def _run(
 ) -> Sweep:
     identity = record["identity"]
     directory.mkdir(parents=True, exist_ok=True)
+    if not (directory / MARKER_FILE).is_file():
+        write_marker(directory, "sweep")
     with locked(directory):
         if (directory / SWEEP_FILE).exists():
             old = read_sweep(directory)
             if old.get("identity") != identity:
                 raise ScenarioError(
                     f"{directory} holds a sweep of another scenario or other --set values; "
-                    "use a new directory"
+                    "use a new directory, or --force (force=True) to replace it"
                 )
         write_json(directory / SWEEP_FILE, record)
         if not (directory / SCENARIO_FILE).exists():

@@ -28,6 +28,76 @@ create_exception!(
     "The simulator failed internally."
 );
 
+/// The global allocator: the system's, except that an allocation failure (one the
+/// memory estimate did not foresee, `ccsim::budget`) ends the process with one line on
+/// stderr and exit status 3 instead of Rust's abort (a backtrace, status 134). Rust
+/// cannot unwind out of an allocation failure on stable, so exiting is the best left;
+/// the check is one branch after the system allocator returns.
+struct ExitOnOom;
+
+#[global_allocator]
+static ALLOCATOR: ExitOnOom = ExitOnOom;
+
+unsafe impl std::alloc::GlobalAlloc for ExitOnOom {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let p = std::alloc::System.alloc(layout);
+        if p.is_null() {
+            out_of_memory(layout.size());
+        }
+        p
+    }
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let p = std::alloc::System.alloc_zeroed(layout);
+        if p.is_null() {
+            out_of_memory(layout.size());
+        }
+        p
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new: usize) -> *mut u8 {
+        let p = std::alloc::System.realloc(ptr, layout, new);
+        if p.is_null() {
+            out_of_memory(new);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        std::alloc::System.dealloc(ptr, layout)
+    }
+}
+
+extern "C" {
+    fn write(fd: i32, buf: *const u8, count: usize) -> isize;
+    fn _exit(status: i32) -> !;
+}
+
+/// Say so and exit, allocating nothing (the message is formatted on the stack).
+#[cold]
+fn out_of_memory(size: usize) -> ! {
+    struct Buf([u8; 400], usize);
+    impl std::fmt::Write for Buf {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            let n = s.len().min(self.0.len() - self.1);
+            self.0[self.1..self.1 + n].copy_from_slice(&s.as_bytes()[..n]);
+            self.1 += n;
+            Ok(())
+        }
+    }
+    let mut b = Buf([0; 400], 0);
+    let _ = std::fmt::Write::write_fmt(
+        &mut b,
+        format_args!(
+            "error: out of memory: ccsim could not allocate {size} bytes; the run needs more \
+             memory than this process may use (see docs/limits.md: lower the flows, the \
+             duration or the sampling, or lower --memory-limit so that such runs are \
+             refused before they start)\n"
+        ),
+    );
+    unsafe {
+        write(2, b.0.as_ptr(), b.1);
+        _exit(3)
+    }
+}
+
 fn bytes_of<T: Copy>(v: &[T], to_le: impl Fn(&T) -> Vec<u8>) -> Vec<u8> {
     let mut out = Vec::with_capacity(std::mem::size_of_val(v));
     for x in v {
@@ -84,15 +154,31 @@ fn scenario_call<T>(f: impl FnOnce() -> Result<T, ccsim::ScenarioError>) -> PyRe
     }
 }
 
+/// `memory_limit` as the core reads it: None → the default (`CCSIM_MEMORY_LIMIT`, else
+/// half of the machine's memory), `"8GB"`, `"off"`.
+fn memory_limit(text: Option<&str>) -> PyResult<ccsim::MemoryLimit> {
+    match text {
+        None => Ok(ccsim::MemoryLimit::Default),
+        Some(t) => match ccsim::budget::parse_limit(t) {
+            Ok(Some(b)) => Ok(ccsim::MemoryLimit::Bytes(b)),
+            Ok(None) => Ok(ccsim::MemoryLimit::Off),
+            Err(e) => Err(ScenarioError::new_err(format!("memory_limit: {e}"))),
+        },
+    }
+}
+
 /// Run a scenario. `progress(fraction)` is called now and then; Ctrl-C interrupts.
+/// A scenario whose estimated memory is over `memory_limit` is refused before it runs.
 #[pyfunction]
-#[pyo3(signature = (scenario_toml, overrides=Vec::new(), progress=None))]
+#[pyo3(signature = (scenario_toml, overrides=Vec::new(), progress=None, memory_limit=None))]
 fn run<'py>(
     py: Python<'py>,
     scenario_toml: &str,
     overrides: Vec<String>,
     progress: Option<PyObject>,
+    memory_limit: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let limit = self::memory_limit(memory_limit)?;
     let mut py_err: Option<PyErr> = None;
     let result = py.allow_threads(|| {
         let mut cb = |frac: f64| -> bool {
@@ -115,6 +201,7 @@ fn run<'py>(
         let dir = pcap_temp_dir();
         let opts = ccsim::run::RunOptions {
             pcap_dir: Some(dir.clone()),
+            memory_limit: limit,
         };
         let r = catch_unwind(AssertUnwindSafe(|| {
             ccsim::run::run_with_options(scenario_toml, &overrides, &mut cb, &opts)
@@ -268,10 +355,15 @@ fn fluid_batch<'py>(
 /// out and route the network, resolve the buffers and build the engine. Returns the
 /// scenario text as it would run (overrides applied).
 #[pyfunction]
-#[pyo3(signature = (scenario_toml, overrides=Vec::new()))]
-fn validate(scenario_toml: &str, overrides: Vec<String>) -> PyResult<String> {
+#[pyo3(signature = (scenario_toml, overrides=Vec::new(), memory_limit=None))]
+fn validate(
+    scenario_toml: &str,
+    overrides: Vec<String>,
+    memory_limit: Option<&str>,
+) -> PyResult<String> {
+    let limit = self::memory_limit(memory_limit)?;
     scenario_call(|| {
-        ccsim::validate(scenario_toml, &overrides)?;
+        ccsim::validate_with(scenario_toml, &overrides, limit)?;
         ccsim::scenario::resolve(scenario_toml, &overrides)
     })
 }

@@ -17,6 +17,8 @@
 //! - [`summary`]: every metric of docs/metrics.md from records, for both engines;
 //! - [`cc`] (the algorithms, one file each, per-ACK and rate forms), [`queue`] (the
 //!   disciplines), [`tcp`] (sender and receiver), [`traffic`] (workloads);
+//! - [`budget`]: the memory a run will need, checked against a limit before anything
+//!   big is allocated;
 //! - [`run`]: one run, batches, replications, `validate`.
 //!
 //! Two NewReno flows on a 10 Mb/s dumbbell for two seconds:
@@ -42,6 +44,7 @@
 //! assert!(fluid.get("links.bottleneck.utilization") > 0.5);
 //! ```
 
+pub mod budget;
 pub mod cc;
 pub mod engine;
 pub mod error;
@@ -63,6 +66,6 @@ pub mod traffic;
 pub mod units;
 
 pub use error::{RunError, ScenarioError};
-pub use run::{run, run_with_progress, validate};
+pub use run::{run, run_with_progress, validate, validate_with, MemoryLimit};
 pub use scenario::{parse, Scenario};
 pub use summary::Output;

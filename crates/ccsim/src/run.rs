@@ -2,6 +2,7 @@
 //! batches with replications. The top of the crate: the Python bindings, the CLI and
 //! the tests come in here.
 
+pub use crate::budget::MemoryLimit;
 use crate::engine::World;
 use crate::error::{RunError, ScenarioError};
 use crate::metrics::stats::Estimate;
@@ -11,11 +12,14 @@ use crate::summary::table::{Column, Table};
 use crate::summary::{summarize, Output, PcapFile};
 use std::path::PathBuf;
 
-/// Where a run may write files.
+/// Where a run may write files, and the memory it may take.
 #[derive(Clone, Debug, Default)]
 pub struct RunOptions {
     /// Directory of the pcap traces (default: the current directory).
     pub pcap_dir: Option<PathBuf>,
+    /// A scenario whose estimated memory is over this limit is refused before it
+    /// runs (`budget`); default: `CCSIM_MEMORY_LIMIT`, else half of the machine's.
+    pub memory_limit: MemoryLimit,
 }
 
 /// Parse scenario text, apply `path=value` overrides, run it.
@@ -66,7 +70,9 @@ pub fn run_seeded(
     progress: &mut dyn FnMut(f64) -> bool,
     opts: &RunOptions,
 ) -> Result<Output, RunError> {
+    opts.memory_limit.check(sc, None)?;
     let p = plan(sc, seed)?;
+    opts.memory_limit.check(sc, Some(&p))?;
     if sc.engine == Engine::Fluid {
         let records = crate::fluid::run(sc, &p, seed, progress)?;
         return Ok(summarize(records, false));
@@ -79,8 +85,19 @@ pub fn run_seeded(
     let traces = world.close_pcap()?;
     ran.map_err(|_| RunError::Interrupted)?;
     let wall_s = wall.elapsed().as_secs_f64();
+    let (logged, unlogged) = (world.drop_log.len(), world.drops_unlogged);
     let records = world.records(wall_s);
     let mut out = summarize(records, sc.output.events);
+    if sc.output.events {
+        // The drop log stops at its limit; say so, so that no one reads a truncated
+        // events table as the whole.
+        out.summary["drop_log"] = serde_json::json!({
+            "rows": logged,
+            "limit": sc.output.drop_log_limit(),
+            "unlogged": unlogged,
+            "complete": unlogged == 0,
+        });
+    }
     out.pcap = traces
         .into_iter()
         .map(|(path, packets)| PcapFile {
@@ -99,8 +116,19 @@ pub fn run_seeded(
 /// overrides, lay out and route the network, resolve every buffer rule, and build the
 /// engine's world (packet) or model (fluid). Returns the scenario as it would run.
 pub fn validate(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
+    validate_with(text, overrides, MemoryLimit::Default)
+}
+
+/// `validate` against a given memory limit (`budget`).
+pub fn validate_with(
+    text: &str,
+    overrides: &[String],
+    memory_limit: MemoryLimit,
+) -> Result<Scenario, ScenarioError> {
     let sc = parse(text, overrides)?;
+    memory_limit.check(&sc, None)?;
     let p = plan(&sc, sc.seed)?;
+    memory_limit.check(&sc, Some(&p))?;
     match sc.engine {
         Engine::Fluid => crate::fluid::check(&sc, &p)?,
         Engine::Packet => {
@@ -242,13 +270,22 @@ pub fn batch_with_progress(
             })
         })
         .collect();
-    // Each worker keeps only the row, not the run's series and flow tables.
+    // Each worker keeps only the row, not the run's series and flow tables; the runs
+    // in flight share the memory limit.
     let (done, stop) = (AtomicUsize::new(0), AtomicBool::new(false));
+    let share = match MemoryLimit::Default.bytes() {
+        Ok(Some(l)) => MemoryLimit::Bytes(l / workers.clamp(1, jobs.len().max(1)) as u64),
+        _ => MemoryLimit::Default,
+    };
+    let opts = RunOptions {
+        memory_limit: share,
+        ..RunOptions::default()
+    };
     let rows = par_map(&jobs, workers, |_, &(i, _, seed)| {
         if stop.load(Ordering::Relaxed) {
             return Err(RunError::Interrupted);
         }
-        let r = run_seeded(&scenarios[i], seed, &mut |_| true, &RunOptions::default()).map(|o| {
+        let r = run_seeded(&scenarios[i], seed, &mut |_| true, &opts).map(|o| {
             let v: Vec<f64> = BATCH_METRICS.iter().map(|(_, p)| metric(&o, p)).collect();
             (v, o.summary["name"].as_str().unwrap_or("").to_string())
         });

@@ -272,6 +272,7 @@ count = 2
         &mut |_| true,
         &RunOptions {
             pcap_dir: Some(dir.clone()),
+            ..RunOptions::default()
         },
     )
     .unwrap();

@@ -35,6 +35,14 @@ from typing import Any
 import pandas as pd
 
 from ccsim._core import ScenarioError
+from ccsim._layout import (
+    MARKER_FILE,
+    check_target,
+    owner,
+    replace_dir,
+    write_atomic,
+    write_marker,
+)
 
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
 
@@ -229,9 +237,13 @@ def reproduce(
     workers: int | None = None,
     progress: bool = False,
     log: Callable[[str], Any] | None = None,
+    force: bool = False,
 ) -> StudyResult:
     """Run the figures of *study* (all, or *figure*), write the figures, ``results.json``
-    and ``report.md`` into *out*, and return the results with every claim checked."""
+    and ``report.md`` into *out*, and return the results with every claim checked.
+
+    *out* must be new, empty or a reproduction directory ccsim wrote (its finished runs
+    are reused); any other raises ``OutputRefused`` unless *force*, which replaces it."""
     mod = study_module(study)
     names = list(mod.FIGURES)
     if figure is not None:
@@ -242,8 +254,12 @@ def reproduce(
                 f"study {study}: no figure {unknown[0]!r} (figures: {', '.join(names)})"
             )
         names = [n for n in names if n in wanted]
-    out = Path(out)
+    out = check_target(out, "reproduction", force=force)
+    if force and out.is_dir() and any(out.iterdir()) and owner(out) != "reproduction":
+        replace_dir(out, lambda d: None, kind="reproduction", force=True)
     out.mkdir(parents=True, exist_ok=True)
+    if not (out / MARKER_FILE).is_file():
+        write_marker(out, "reproduction")
     result = StudyResult(study, STUDIES[study][1], quick, out)
     t0 = time.perf_counter()
     for name in names:
@@ -275,8 +291,8 @@ def write_results(result: StudyResult) -> None:
         "wall_s": result.wall_s,
         "figures": [asdict(f) for f in result.figures],
     }
-    (out / "results.json").write_text(json.dumps(data, indent=2, default=str) + "\n")
-    (out / "report.md").write_text(report_markdown(result))
+    write_atomic(out / "results.json", (json.dumps(data, indent=2, default=str) + "\n").encode())
+    write_atomic(out / "report.md", report_markdown(result).encode())
 
 
 def report_markdown(result: StudyResult) -> str:

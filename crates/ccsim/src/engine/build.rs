@@ -166,6 +166,8 @@ impl World {
                 DropLogging::Off
             },
             drop_log: Vec::new(),
+            drop_log_limit: usize::try_from(sc.output.drop_log_limit()).unwrap_or(usize::MAX),
+            drops_unlogged: 0,
             pcap: None,
             last_drops: vec![0; nl],
             templates: plan.templates.clone(),

@@ -258,6 +258,10 @@ pub struct World {
     /// Which drops are logged into `drop_log` (events.parquet).
     pub drop_logging: DropLogging,
     pub drop_log: Vec<DropRecord>,
+    /// Most rows `drop_log` keeps (`output.drop_log_limit`); the drops past it are
+    /// only counted, in `drops_unlogged`, so that a long run's memory stays flat.
+    pub drop_log_limit: usize,
+    pub drops_unlogged: u64,
     /// pcap taps of chosen links.
     pub pcap: Option<crate::pcap::Taps>,
     /// Per link: drops at the last sample (series).
@@ -471,6 +475,10 @@ impl World {
             PktKind::Ack => DropKind::Ack,
             PktKind::Udp => DropKind::Udp,
         };
+        if self.drop_log.len() >= self.drop_log_limit {
+            self.drops_unlogged += 1;
+            return;
+        }
         self.drop_log.push(DropRecord {
             at: self.now,
             seq: p.seq,

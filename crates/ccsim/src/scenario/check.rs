@@ -559,9 +559,11 @@ fn check_fluid_fields(sc: &Scenario) -> Result<(), ScenarioError> {
         pcap,
         pcap_snaplen,
         links,
+        drop_log_limit,
     } = output;
     for (set, name) in [
         (*events, "output.events"),
+        (drop_log_limit.is_some(), "output.drop_log_limit"),
         (!pcap.is_empty(), "output.pcap"),
         (pcap_snaplen.is_some(), "output.pcap_snaplen"),
         (*links != LinkReport::default(), "output.links"),

@@ -19,6 +19,20 @@ pub struct OutputSpec {
     /// `"all"`.
     #[serde(default)]
     pub links: LinkReport,
+    /// Most drops kept in the events table (default 1 000 000, about 200 MB): the log
+    /// stops there, the counters go on, and the summary's `drop_log` says how many
+    /// drops were left out, so that a long run's memory stays flat.
+    pub drop_log_limit: Option<u64>,
+}
+
+/// The drop log's length when `output.drop_log_limit` is not given.
+pub const DEFAULT_DROP_LOG_LIMIT: u64 = 1_000_000;
+
+impl OutputSpec {
+    /// Most drops the events table keeps.
+    pub fn drop_log_limit(&self) -> u64 {
+        self.drop_log_limit.unwrap_or(DEFAULT_DROP_LOG_LIMIT)
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]

@@ -78,15 +78,20 @@ pub fn workload_name(spec: &WorkloadSpec, w: usize) -> String {
 /// The direction of each slot, in slot order: all forward slots, then all reverse.
 /// `ratio` is the bottleneck rate over a flow's access rate (1 in a graph).
 pub fn slot_directions(spec: &WorkloadSpec, ratio: f64) -> Vec<bool> {
-    let n = match (spec.kind, spec.hosts) {
-        (WorkloadKind::PoissonFlows, Some(h)) => h as usize,
-        (WorkloadKind::PoissonFlows, None) => default_hosts(spec.load.unwrap_or(0.0), ratio),
-        _ => spec.nodes.unwrap_or(0) as usize,
-    };
+    let n = slots_per_direction(spec, ratio);
     match spec.direction {
         WorkloadDirection::Forward => vec![false; n],
         WorkloadDirection::Reverse => vec![true; n],
         WorkloadDirection::Both => [vec![false; n], vec![true; n]].concat(),
+    }
+}
+
+/// Slots in each direction the workload runs in (see `slot_directions`).
+pub fn slots_per_direction(spec: &WorkloadSpec, ratio: f64) -> usize {
+    match (spec.kind, spec.hosts) {
+        (WorkloadKind::PoissonFlows, Some(h)) => h as usize,
+        (WorkloadKind::PoissonFlows, None) => default_hosts(spec.load.unwrap_or(0.0), ratio),
+        _ => spec.nodes.unwrap_or(0) as usize,
     }
 }
 
