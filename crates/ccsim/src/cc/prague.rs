@@ -181,10 +181,16 @@ impl CongestionControl for Prague {
 mod tests {
     use super::*;
     use crate::cc::test_util::*;
+    use crate::cc::Profile;
     use crate::units::Time;
 
     fn cfg() -> PragueConfig {
-        PragueConfig::from_params(&mut Params::new("prague", &Default::default())).unwrap()
+        PragueConfig::from_params(&mut Params::new(
+            "prague",
+            &Default::default(),
+            Profile::Linux,
+        ))
+        .unwrap()
     }
 
     /// Reduced RTT dependence: below R_t the increase per RTT is (R/R_t)², so the rate

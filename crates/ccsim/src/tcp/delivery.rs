@@ -626,6 +626,9 @@ mod tests {
             pacing: PacingMode::None,
             ecn: false,
             cwnd_validation: false,
+            prr: true,
+            rto_new_ssthresh: false,
+            rto_keeps_sack: true,
         };
         let mut s = Sender::new(cfg, Box::new(Owner(heard.clone())), 0, 0, None);
         let mut out = Vec::new();
