@@ -60,12 +60,20 @@ impl Time {
             return Err(format!("a duration cannot be negative, got \"{s}\""));
         }
         let v = num * mult;
-        if !v.is_finite() || v > u64::MAX as f64 {
-            return Err(format!("duration out of range: \"{s}\""));
+        if !v.is_finite() || v > MAX_DURATION_PS {
+            return Err(format!(
+                "duration out of range: \"{s}\" (at most 1000000s: the clock counts \
+                 picoseconds in 64 bits, so that sums of delays and run times fit)"
+            ));
         }
         Ok(Time(v.round() as u64))
     }
 }
+
+/// The longest duration a scenario may give, 10⁶ s (11.6 days), in picoseconds: the
+/// clock (u64 ps) holds 1.8·10⁷ s, so a run time plus a route of up to 17 such delays
+/// still fits.
+const MAX_DURATION_PS: f64 = 1e18;
 
 impl Add for Time {
     type Output = Time;

@@ -37,8 +37,8 @@ impl World {
                 link.monitor = true;
                 // Number-in-system distribution for queueing validations.
                 let bins = match lp.limit {
-                    Limit::Packets(n) => (n + 2).min(MAX_OCCUPANCY_BINS),
-                    Limit::Bytes(b) => (b / 40 + 2).min(MAX_OCCUPANCY_BINS),
+                    Limit::Packets(n) => n.saturating_add(2).min(MAX_OCCUPANCY_BINS),
+                    Limit::Bytes(b) => (b / 40).saturating_add(2).min(MAX_OCCUPANCY_BINS),
                 };
                 link.nsys_hist = vec![0; bins as usize];
             }

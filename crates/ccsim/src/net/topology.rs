@@ -726,7 +726,10 @@ fn assemble(sc: &Scenario, lay: Layout) -> Result<Plan, ScenarioError> {
         };
         let data = router.route(p.src, p.dst).ok_or_else(no_route)?;
         let ack = router.route(p.dst, p.src).ok_or_else(no_route)?;
-        let delay: u64 = data.iter().chain(&ack).map(|&l| net.links[l].delay.0).sum();
+        let delay: u64 = data
+            .iter()
+            .chain(&ack)
+            .fold(0u64, |a, &l| a.saturating_add(net.links[l].delay.0));
         routes.push((paths.len() as u32, paths.len() as u32 + 1, Time(delay)));
         paths.push(as_ids(data));
         paths.push(as_ids(ack));

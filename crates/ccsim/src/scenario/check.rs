@@ -107,48 +107,7 @@ impl Scenario {
                     ));
                 }
             }
-            let opts = g.tcp.over(&self.tcp);
-            opts.profile()
-                .map_err(|e| ScenarioError::at(&format!("{p}.tcp.profile"), e))?;
-            if let Some(m) = opts.mss {
-                if m.0 == 0 || m.0 > 65_000 {
-                    return Err(ScenarioError::at(
-                        &format!("{p}.tcp.mss"),
-                        format!("must be in 1..65000 bytes, got {}", m.0),
-                    ));
-                }
-            }
-            if let Some(w) = opts.init_cwnd {
-                if w.is_nan() || w < 1.0 {
-                    return Err(ScenarioError::at(
-                        &format!("{p}.tcp.init_cwnd"),
-                        format!("must be at least 1, got {w}"),
-                    ));
-                }
-            }
-            if let Some(w) = opts.init_ssthresh {
-                if w.is_nan() || w < 2.0 {
-                    return Err(ScenarioError::at(
-                        &format!("{p}.tcp.init_ssthresh"),
-                        format!("must be at least 2, got {w}"),
-                    ));
-                }
-            }
-            if let Some(d) = opts.dupthresh {
-                if d == 0 {
-                    return Err(ScenarioError::at(
-                        &format!("{p}.tcp.dupthresh"),
-                        "must be at least 1",
-                    ));
-                }
-            }
-            if let Some(pc) = &opts.pacing {
-                pc.resolve()
-                    .map_err(|e| ScenarioError::at(&format!("{p}.tcp.pacing"), e))?;
-            }
-            if let Some(r) = &opts.rwnd {
-                parse_rwnd(r, 1460).map_err(|e| ScenarioError::at(&format!("{p}.tcp.rwnd"), e))?;
-            }
+            check_tcp(&g.tcp.over(&self.tcp), &p)?;
             if let Some(s) = &g.size {
                 if s.dist.mean() == 0.0 {
                     return Err(ScenarioError::at(
@@ -475,6 +434,7 @@ fn check_workloads(sc: &Scenario) -> Result<(), ScenarioError> {
                 );
             }
         }
+        check_tcp(&w.tcp.over(&sc.tcp), &p)?;
         // XCP flows come and go like any other: each instance builds its own sender,
         // and the router keeps no per-flow state (queue/xcp.rs), so nothing of a
         // finished instance outlives it but its packets, which the slot waits out.
@@ -722,6 +682,63 @@ fn check_fluid_fields(sc: &Scenario) -> Result<(), ScenarioError> {
     }
     if let Some(f) = fluid {
         f.check()?;
+    }
+    Ok(())
+}
+
+/// The TCP options of a group (`flows[i]` or `workloads[i]`, with `[tcp]` under them):
+/// the checks that need no network.
+fn check_tcp(opts: &TcpOpts, p: &str) -> Result<(), ScenarioError> {
+    opts.profile()
+        .map_err(|e| ScenarioError::at(&format!("{p}.tcp.profile"), e))?;
+    if let Some(m) = opts.mss {
+        if m.0 == 0 || m.0 > 65_000 {
+            return Err(ScenarioError::at(
+                &format!("{p}.tcp.mss"),
+                format!("must be in 1..65000 bytes, got {}", m.0),
+            ));
+        }
+    }
+    if let Some(h) = opts.header {
+        // IP + TCP headers with every option fit in 120 bytes; a bound well above
+        // that keeps mss + header (a packet's size, u32) from overflowing.
+        if h.0 > 1_000 {
+            return Err(ScenarioError::at(
+                &format!("{p}.tcp.header"),
+                format!("must be at most 1000 bytes, got {}", h.0),
+            ));
+        }
+    }
+    if let Some(w) = opts.init_cwnd {
+        if w.is_nan() || w < 1.0 {
+            return Err(ScenarioError::at(
+                &format!("{p}.tcp.init_cwnd"),
+                format!("must be at least 1, got {w}"),
+            ));
+        }
+    }
+    if let Some(w) = opts.init_ssthresh {
+        if w.is_nan() || w < 2.0 {
+            return Err(ScenarioError::at(
+                &format!("{p}.tcp.init_ssthresh"),
+                format!("must be at least 2, got {w}"),
+            ));
+        }
+    }
+    if let Some(d) = opts.dupthresh {
+        if d == 0 {
+            return Err(ScenarioError::at(
+                &format!("{p}.tcp.dupthresh"),
+                "must be at least 1",
+            ));
+        }
+    }
+    if let Some(pc) = &opts.pacing {
+        pc.resolve()
+            .map_err(|e| ScenarioError::at(&format!("{p}.tcp.pacing"), e))?;
+    }
+    if let Some(r) = &opts.rwnd {
+        parse_rwnd(r, 1460).map_err(|e| ScenarioError::at(&format!("{p}.tcp.rwnd"), e))?;
     }
     Ok(())
 }
