@@ -1,0 +1,138 @@
+"""ccsim's linux profile held to the Linux testbed's tables (issue 15, item 4; docs/linux.md).
+
+Every committed point (validation/linux/scenarios/*.toml) runs in ccsim with 3 seeds (flows
+started 0-5 ms apart) and is measured with testbed.py's estimators (validation/linux/compare.py).
+A metric passes when |ccsim mean - Linux mean| <= max(abs, rel * |Linux mean|) with the issue's
+tolerances (compare.TOLERANCES): utilization 0.01, shares 0.03, loss rate 25 %, β 0.02,
+CUBIC/Reno epoch 25 %.  A point where ccsim differs is an xfail(strict=True) whose reason
+gives the measured difference and its cause (docs/linux.md, "Remaining differences"): if ccsim
+comes to agree, the xfail fails and must be removed.
+
+All 26 points run (about 7 s of simulation on one core): no subset is needed for CI.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "validation" / "linux"))
+import compare  # noqa: E402
+
+SEEDS = (1, 2, 3)
+
+_DROPS = (
+    "Linux drops ~1.8 packets per congestion event for one Reno/CUBIC flow, ccsim exactly "
+    "{ccsim_dpe} (epochs and β agree, so loss rate scales with drops per event). Not from "
+    "loss-detection delay or delayed ACKs: ccsim with tcp.dupthresh = 6 or "
+    "tcp.delayed_ack = false still drops 1.00 per event. Cause not isolated; the likely one is "
+    "burstier arrivals at the pfifo in Linux (veth/NAPI batching) than ccsim's ACK clock"
+)
+_BBR_PROBE = (
+    "BBR's 1.25 probe adds 0.25 BDP = 20.6 packets: in ccsim it fits the 21-packet buffer "
+    "(0 loss; with 20 packets 0.15 %, with 19 0.30 %); Linux's probe queues up to 41 packets "
+    "(max backlog with 3 BDP; ccsim 21), so it overflows 0.25 BDP every gain cycle (event "
+    "interval 0.43 s = 8 min_rtt). Likely cause: Linux's bandwidth samples above the link rate "
+    "(ACK compression on the delay hop), not modelled"
+)
+_INT_BETA = (
+    "Linux's integer cwnd: ssthresh = floor(cwnd * 717 / 1024) lowers β by ~0.5/cwnd; "
+    "CUBIC's cwnd is ~5-20 packets against BBR at 0.25 BDP. ccsim keeps a real-valued cwnd "
+    "(β 0.70); the same reductions in integer arithmetic give {beta_int} (Linux {linux})"
+)
+
+# (point, metric) -> reason, with the measured values (compare.py, 3 seeds)
+XFAIL = {
+    ("20m_50ms_b21_1reno", "loss_rate"): "ccsim 0.022 % vs Linux 0.044 %. "
+    + _DROPS.format(ccsim_dpe="1.00"),
+    ("20m_50ms_b41_1reno", "loss_rate"): "ccsim 0.017 % vs Linux 0.031 %. "
+    + _DROPS.format(ccsim_dpe="1.00"),
+    ("20m_50ms_b83_1reno", "loss_rate"): "ccsim 0.009 % vs Linux 0.015 %. "
+    + _DROPS.format(ccsim_dpe="1.00"),
+    ("20m_50ms_b83_1cubic", "loss_rate"): "ccsim 0.016 % vs Linux 0.023 ± 0.008 %. "
+    + _DROPS.format(ccsim_dpe="1.50 (Linux 1.80)"),
+    ("50m_100ms_b413_1cubic", "loss_rate"): "ccsim 0.016 % vs Linux 0.025 %; drops per event "
+    "7.25 vs 9.07. " + _DROPS.format(ccsim_dpe="7.25"),
+    ("20m_50ms_b21_1bbr", "loss_rate"): "ccsim 0 vs Linux 1.11 %. " + _BBR_PROBE,
+    ("50m_100ms_b103_1bbr", "loss_rate"): "ccsim 0 vs Linux 0.34 % (103 packets = 0.2495 BDP; "
+    "ccsim still 0 with 100). " + _BBR_PROBE,
+    ("50m_100ms_b103_1bbr+1cubic", "loss_rate"): "ccsim 0.21 % vs Linux 0.41 %: "
+    "BBR's probe overflow, as alone. " + _BBR_PROBE,
+    ("20m_50ms_b21_1bbr+1cubic", "beta_mean"): "ccsim 0.701 vs Linux 0.651. "
+    + _INT_BETA.format(beta_int="0.620", linux="0.651"),
+    ("50m_100ms_b103_1bbr+1cubic", "beta_mean"): "ccsim 0.704 vs Linux 0.680. "
+    + _INT_BETA.format(beta_int="0.686", linux="0.680"),
+    ("20m_50ms_b21_1reno+1cubic", "utilization"): "ccsim 0.966 vs Linux 0.950 ± 0.010 "
+    "(runs 0.939/0.953/0.958); with CUBIC's larger share (below) the queue stays fuller. "
+    "Cause not isolated",
+    ("20m_50ms_b21_1reno+1cubic", "share_cubic"): "ccsim 0.591 vs Linux 0.487 ± 0.045 (runs "
+    "0.516/0.436/0.511); ccsim's drop-tail dumbbell locks into one phase (sd 0.000 over seeds "
+    "and start jitter; delayed_ack off: 0.596). Cause not isolated",
+    ("20m_50ms_b21_1reno+1cubic", "share_reno"): "ccsim 0.409 vs Linux 0.513 ± 0.045; "
+    "the share_cubic difference seen from Reno",
+    ("20m_50ms_b248_1reno+1cubic", "share_cubic"): "ccsim 0.696 vs Linux mean 0.737 ± 0.080: "
+    "Linux's runs are 0.692/0.830/0.691, ccsim is within 0.005 of two of them; the tolerance "
+    "(0.03) is below Linux's own spread over 3 runs",
+    ("20m_50ms_b248_1reno+1cubic", "share_reno"): "ccsim 0.304 vs Linux 0.263 ± 0.080 "
+    "(runs 0.308/0.170/0.309): Linux's own spread, as share_cubic",
+    ("50m_100ms_b1238_1bbr+1cubic", "epoch_mean_s"): "ccsim 10.5 ± 0.7 s vs Linux "
+    "8.35 ± 0.52 s for CUBIC against BBR in a 3-BDP buffer (shares, β, loss agree). "
+    "Cause not isolated",
+}
+
+
+@functools.cache
+def result(point: str) -> dict:
+    return compare.compare_point(point, SEEDS)
+
+
+CASES = [(p, m) for p in compare.points() for m in compare.metrics_of(p)]
+
+
+def _param(p, m):
+    marks = []
+    if (p, m) in XFAIL:
+        marks.append(pytest.mark.xfail(strict=True, reason=XFAIL[(p, m)]))
+    return pytest.param(p, m, id=f"{p}-{m}", marks=marks)
+
+
+@pytest.mark.parametrize(("point", "metric"), [_param(p, m) for p, m in CASES])
+def test_linux_reference(point, metric):
+    e = result(point)["metrics"][metric]
+    assert e["pass"], (
+        f"{point} {metric}: ccsim {e['ccsim']:.5g} ± {e['ccsim_sd']:.2g}, "
+        f"Linux {e['linux']:.5g} ± {e['linux_sd']:.2g}, tolerance {e['tol']:.3g}"
+    )
+
+
+def test_xfail_entries_exist():
+    """Every xfail names a point and metric that the tables have."""
+    assert set(XFAIL) <= set(CASES)
+
+
+def test_scenarios_match_the_testbed():
+    """The committed scenarios are the README's set-up: rate x 1500/1514, RTT/2 one way,
+    buffer in packets, flows, duration and warm-up of summary.csv."""
+    import tomllib
+
+    for p, lin in compare.linux_summary().items():
+        sc = tomllib.loads((ROOT / "validation/linux/scenarios" / f"{p}.toml").read_text())
+        topo = sc["topology"]
+        rate = float(topo["bottleneck_rate"].removesuffix("Mbps")) * 1e6
+        assert rate == pytest.approx(float(lin["ccsim_rate_bps"]) * 1500 / 1514, rel=1e-5)
+        one_way = 2 * float(topo["access_delay"].removesuffix("ms")) + float(
+            topo["bottleneck_delay"].removesuffix("ms")
+        )
+        assert one_way == pytest.approx(float(lin["rtt_ms"]) / 2)
+        assert topo["buffer"] == f"{lin['buf_pkts']}pkt"
+        assert topo["queue"] == "droptail"
+        assert sc["tcp"]["profile"] == "linux"
+        ccs = [f["cc"] for f in sc["flows"] for _ in range(f["count"])]
+        assert ccs == lin["ccsim_flows"].split()
+        assert sc["duration"] == f"{lin['dur_s']}s"
+        assert sc["warmup"] == f"{lin['warm_s']}s"
+        assert sc["sample_interval"] == "20ms"
