@@ -44,6 +44,13 @@ def main() -> None:
     ap.add_argument("new")
     ap.add_argument("--scale", type=float, default=0.2)
     ap.add_argument("--only", default="", help="comma-separated configs (default: all)")
+    ap.add_argument(
+        "--old-drops",
+        default="profile = ",
+        help="lines starting with this are left out of the old build's scenario: a build "
+        "from before TCP profiles does not know `profile` and runs the ns2 defaults the "
+        "benches pin (empty: keep every line)",
+    )
     a = ap.parse_args()
     wanted = {k for k in a.only.split(",") if k}
     scenarios = {k: c.scenario(a.scale) for k, c in CONFIGS.items()}
@@ -55,7 +62,12 @@ def main() -> None:
                 continue
             path = Path(tmp) / f"{key}.toml"
             path.write_text(text)
-            old, new = instructions(a.old, path), instructions(a.new, path)
+            old_path = Path(tmp) / f"{key}.old.toml"
+            keep = [
+                ln for ln in text.splitlines() if not (a.old_drops and ln.startswith(a.old_drops))
+            ]
+            old_path.write_text("\n".join(keep) + "\n")
+            old, new = instructions(a.old, old_path), instructions(a.new, path)
             print(f"{key:8} {old:14d} {new:14d} {new / old:8.4f}", flush=True)
 
 
