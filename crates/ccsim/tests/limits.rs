@@ -113,7 +113,10 @@ fn fluid_history_of_a_huge_rtt_or_a_slow_link_is_refused() {
     // 4294967 s (the fuzzer's value) is beyond any duration a scenario may give.
     let set = ["flows[0].rtt=\"4294967s\"".to_string()];
     let e = validate_with(FLUID, &set, FOUR_GB).expect_err("out of range");
-    assert!(e.0.starts_with("flows[0].rtt: duration out of range"), "{e}");
+    assert!(
+        e.0.starts_with("flows[0].rtt: duration out of range"),
+        "{e}"
+    );
     // Within range, still far too much history to hold.
     let e = refused(FLUID, &["flows[0].rtt=\"900000s\""]);
     assert!(e.starts_with("flows[0].rtt: "), "{e}");
