@@ -4,21 +4,25 @@ use crate::units::Time;
 
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
-    pub srtt: Option<f64>,
-    pub rttvar: f64,
+    srtt: Option<f64>,
+    rttvar: f64,
     pub min_rtt: Option<Time>,
     min_rto: f64,
     max_rto: f64,
     initial_rto: f64,
     /// Exponential backoff multiplier (RFC 6298 §5.5), reset by a new sample.
-    pub backoff: u32,
+    backoff: u32,
     /// Clock granularity G (RFC 6298 §2).
     granularity: f64,
+    /// `srtt` and the RTO as `Time`, converted when they change rather than on every
+    /// ACK that reads them (the sender restarts its timer on each).
+    srtt_time: Time,
+    rto_time: Time,
 }
 
 impl RttEstimator {
     pub fn new(min_rto: Time, max_rto: Time, initial_rto: Time) -> Self {
-        RttEstimator {
+        let mut e = RttEstimator {
             srtt: None,
             rttvar: 0.0,
             min_rtt: None,
@@ -27,6 +31,33 @@ impl RttEstimator {
             initial_rto: initial_rto.as_secs_f64(),
             backoff: 0,
             granularity: 1e-6,
+            srtt_time: Time::ZERO,
+            rto_time: Time::ZERO,
+        };
+        e.refresh();
+        e
+    }
+
+    fn refresh(&mut self) {
+        self.srtt_time = self.srtt.map_or(Time::ZERO, Time::from_secs_f64);
+        self.rto_time = Time::from_secs_f64(self.rto_secs());
+    }
+
+    pub fn backoff(&self) -> u32 {
+        self.backoff
+    }
+
+    /// RFC 6298 §5.5: double the RTO (up to 2^16) after a timeout.
+    pub fn back_off(&mut self) {
+        self.backoff = (self.backoff + 1).min(16);
+        self.rto_time = Time::from_secs_f64(self.rto_secs());
+    }
+
+    /// RFC 6298 §5.7 / Karn: a valid sample for new data ends the backoff.
+    pub fn reset_backoff(&mut self) {
+        if self.backoff != 0 {
+            self.backoff = 0;
+            self.rto_time = Time::from_secs_f64(self.rto_secs());
         }
     }
 
@@ -44,6 +75,7 @@ impl RttEstimator {
             }
         }
         self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        self.refresh();
     }
 
     /// The current RTO in seconds, backoff included, clamped to [min_rto, max_rto].
@@ -55,10 +87,14 @@ impl RttEstimator {
         (base * (1u64 << self.backoff.min(30)) as f64).min(self.max_rto)
     }
     pub fn rto(&self) -> Time {
-        Time::from_secs_f64(self.rto_secs())
+        self.rto_time
+    }
+    /// SRTT in seconds (none before the first sample).
+    pub fn srtt(&self) -> Option<f64> {
+        self.srtt
     }
     pub fn srtt_time(&self) -> Time {
-        self.srtt.map_or(Time::ZERO, Time::from_secs_f64)
+        self.srtt_time
     }
 }
 
@@ -80,12 +116,16 @@ mod tests {
         e.sample(Time::from_millis(100));
         // RTTVAR = 0.75·0.05 = 0.0375; RTO = 0.1 + 0.15 = 0.25 s.
         assert!((e.rto_secs() - 0.25).abs() < 1e-9);
-        e.backoff = 2;
+        e.back_off();
+        e.back_off();
         assert!((e.rto_secs() - 1.0).abs() < 1e-9);
+        assert_eq!(e.rto(), Time::from_secs_f64(e.rto_secs()));
         for _ in 0..50 {
             e.sample(Time::from_millis(10));
         }
-        e.backoff = 0;
+        e.reset_backoff();
         assert!((e.rto_secs() - 0.2).abs() < 1e-9, "min RTO applies");
+        assert_eq!(e.rto(), Time::from_millis(200));
+        assert_eq!(e.srtt_time(), Time::from_secs_f64(e.srtt.unwrap()));
     }
 }

@@ -338,7 +338,7 @@ impl Sender {
         if self.xcp {
             p.set_xcp(XcpHeader {
                 cwnd: (self.win.cwnd * (self.cfg.mss + self.cfg.header) as f64) as f32,
-                rtt: self.rtt.srtt.unwrap_or(0.0) as f32,
+                rtt: self.rtt.srtt().unwrap_or(0.0) as f32,
                 feedback: f32::INFINITY,
             });
         }
@@ -369,7 +369,7 @@ impl Sender {
         } else {
             self.cfg.mss + self.cfg.header
         } as f64;
-        if let Some(iv) = self.pacer.interval(&self.win, self.rtt.srtt, pkt) {
+        if let Some(iv) = self.pacer.interval(&self.win, self.rtt.srtt(), pkt) {
             if let Err(at) = self.pacer.take(now, iv) {
                 self.pace_at = Some(at);
                 return false;
@@ -389,8 +389,8 @@ impl Sender {
         }
         let cwnd = self.win.cwnd.floor().max(1.0) as u64;
         let wnd = cwnd.min(self.cfg.rwnd);
-        let sent = if self.cfg.rto_keeps_sack
-            && self.state == CaState::Loss
+        let sent = if self.state == CaState::Loss
+            && self.cfg.rto_keeps_sack
             && self.cfg.recovery == Recovery::Sack
         {
             self.resend_unsacked(paced, now, wnd, out)
@@ -570,19 +570,24 @@ impl Sender {
         };
         // PRR is the sender's cwnd reduction; an algorithm with `cong_control` sets
         // cwnd itself (Linux tcp_cong_control skips tcp_cwnd_reduction for it).
-        let rtt = if self.cfg.prr && self.cfg.recovery == Recovery::Sack && !self.cong_control {
-            // RFC 6937 DeliveredData: change in snd.una plus change in SACKed data.
-            let una = self.snd_una;
-            let before = una + self.sb.sacked_in(una, self.high_tx);
-            let rtt = self.process_ack(ack, now, out);
+        // RFC 6937 DeliveredData: change in snd.una plus change in SACKed data. One
+        // call of `process_ack` either way, so that it stays inlined here.
+        let prr_before = (self.cfg.prr
+            && self.cfg.recovery == Recovery::Sack
+            && !self.cong_control)
+            .then(|| {
+                (
+                    self.snd_una,
+                    self.snd_una + self.sb.sacked_in(self.snd_una, self.high_tx),
+                )
+            });
+        let rtt = self.process_ack(ack, now, out);
+        if let Some((una, before)) = prr_before {
             if self.state == CaState::Recovery {
                 let after = self.snd_una + self.sb.sacked_in(self.snd_una, self.high_tx);
                 self.prr_ack(after.saturating_sub(before), self.snd_una > una);
             }
-            rtt
-        } else {
-            self.process_ack(ack, now, out)
-        };
+        }
         if ack.ece && self.cfg.ecn {
             self.on_ecn_echo(now);
         }
@@ -693,8 +698,7 @@ impl Sender {
         };
         if let Some(r) = sample {
             self.rtt.sample(r);
-            // RFC 6298 §5.7 / Karn: a valid sample for new data ends the backoff.
-            self.rtt.backoff = 0;
+            self.rtt.reset_backoff();
             self.round.sample(r);
         }
         let cx = AckCtx {
@@ -983,7 +987,7 @@ impl Sender {
             self.sb.reset(self.snd_una);
         }
         // RFC 6298 §5.5: back off the timer.
-        self.rtt.backoff = (self.rtt.backoff + 1).min(16);
+        self.rtt.back_off();
         self.rto_deadline = Some(now + self.rtt.rto());
         self.try_send(now, out);
     }
