@@ -54,6 +54,7 @@ const KEYS: &[&str] = &[
     "prr",
     "rto_new_ssthresh",
     "rto_keeps_sack",
+    "ssthresh_from_pipe",
     "cwnd_validation",
 ];
 
@@ -66,7 +67,7 @@ fn each_profile_gives_its_defaults() {
             "profile": "linux", "recovery": "sack", "mss": 1448, "header": 52,
             "init_cwnd": 10.0, "init_ssthresh": "inf", "delayed_ack": true, "quickack": 16,
             "min_rto_s": 0.2, "prr": true, "rto_new_ssthresh": false, "rto_keeps_sack": true,
-            "cwnd_validation": true,
+            "ssthresh_from_pipe": false, "cwnd_validation": true,
         })
     );
     let (ns2, _) = settings("profile = \"ns2\"", "", "newreno");
@@ -76,7 +77,7 @@ fn each_profile_gives_its_defaults() {
             "profile": "ns2", "recovery": "newreno", "mss": 1460, "header": 40,
             "init_cwnd": 1.0, "init_ssthresh": 64.0, "delayed_ack": false, "quickack": 0,
             "min_rto_s": 0.2, "prr": false, "rto_new_ssthresh": false,
-            "rto_keeps_sack": false, "cwnd_validation": false,
+            "rto_keeps_sack": false, "ssthresh_from_pipe": false, "cwnd_validation": false,
         })
     );
     let (ns3, _) = settings("profile = \"ns3\"", "", "newreno");
@@ -86,7 +87,7 @@ fn each_profile_gives_its_defaults() {
             "profile": "ns3", "recovery": "sack", "mss": 1448, "header": 52,
             "init_cwnd": 10.0, "init_ssthresh": "inf", "delayed_ack": true, "quickack": 0,
             "min_rto_s": 1.0, "prr": true, "rto_new_ssthresh": true, "rto_keeps_sack": true,
-            "cwnd_validation": false,
+            "ssthresh_from_pipe": true, "cwnd_validation": false,
         })
     );
     // ns-2's Reno agent recovers with Reno; XCP senders use NewReno under every

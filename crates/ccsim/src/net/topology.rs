@@ -137,6 +137,7 @@ impl TcpTemplate {
             prr: opts.prr.unwrap_or(d.prr),
             rto_new_ssthresh: opts.rto_new_ssthresh.unwrap_or(d.rto_new_ssthresh),
             rto_keeps_sack: opts.rto_keeps_sack.unwrap_or(d.rto_keeps_sack),
+            ssthresh_from_pipe: opts.ssthresh_from_pipe.unwrap_or(d.ssthresh_from_pipe),
             ecn: opts.ecn.unwrap_or(false),
             cwnd_validation: opts.cwnd_validation.unwrap_or(d.cwnd_validation),
             pacing: match &opts.pacing {
@@ -201,6 +202,7 @@ impl TcpTemplate {
             "prr": c.prr && c.recovery == Recovery::Sack,
             "rto_new_ssthresh": c.rto_new_ssthresh,
             "rto_keeps_sack": c.rto_keeps_sack && c.recovery == Recovery::Sack,
+            "ssthresh_from_pipe": c.ssthresh_from_pipe && c.recovery == Recovery::Sack,
             "ecn": c.ecn,
             "cwnd_validation": c.cwnd_validation,
             "pacing": match c.pacing {

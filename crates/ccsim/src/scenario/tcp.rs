@@ -49,6 +49,10 @@ pub struct TcpOpts {
     /// `tcp_timeout_mark_lost`, which clears it only when the receiver reneged; ns-3),
     /// instead of clearing it (RFC 2018 §8's caution; ns-2).
     pub rto_keeps_sack: Option<bool>,
+    /// With SACK, fast retransmit gives the algorithm the RFC 6675 pipe (data neither
+    /// SACKed nor deemed lost) as FlightSize, as ns-3's `EnterRecovery` passes
+    /// `BytesInFlight()`; otherwise all data outstanding (RFC 5681 §3.1).
+    pub ssthresh_from_pipe: Option<bool>,
     /// `"none"` (default), `"leaky"`, `"rate"`, or a table (see tcp::pacer).
     pub pacing: Option<PacingSpec>,
     /// RFC 3168 ECN: data sent ECN-capable, the sender halves once per window on
@@ -81,6 +85,7 @@ pub struct ProfileDefaults {
     pub prr: bool,
     pub rto_new_ssthresh: bool,
     pub rto_keeps_sack: bool,
+    pub ssthresh_from_pipe: bool,
     pub cwnd_validation: bool,
 }
 
@@ -113,6 +118,7 @@ impl ProfileDefaults {
                 prr: true,
                 rto_new_ssthresh: false,
                 rto_keeps_sack: true,
+                ssthresh_from_pipe: false,
                 cwnd_validation: true,
             },
             // The seed studies' ns-2 set-ups (Agent/TCP defaults as the studies set
@@ -134,6 +140,7 @@ impl ProfileDefaults {
                 prr: false,
                 rto_new_ssthresh: false,
                 rto_keeps_sack: false,
+                ssthresh_from_pipe: false,
                 cwnd_validation: false,
             },
             // ns-3.44: TcpSocket InitialCwnd 10, InitialSlowStartThreshold UINT32_MAX,
@@ -160,6 +167,7 @@ impl ProfileDefaults {
                 prr: true,
                 rto_new_ssthresh: true,
                 rto_keeps_sack: true,
+                ssthresh_from_pipe: true,
                 cwnd_validation: false,
             },
         }
@@ -197,6 +205,7 @@ impl TcpOpts {
             prr,
             rto_new_ssthresh,
             rto_keeps_sack,
+            ssthresh_from_pipe,
             pacing,
             ecn,
             cwnd_validation

@@ -629,6 +629,7 @@ mod tests {
             prr: true,
             rto_new_ssthresh: false,
             rto_keeps_sack: true,
+            ssthresh_from_pipe: false,
         };
         let mut s = Sender::new(cfg, Box::new(Owner(heard.clone())), 0, 0, None);
         let mut out = Vec::new();

@@ -72,6 +72,9 @@ pub struct SenderConfig {
     /// A timeout keeps the SACK scoreboard (Linux `tcp_timeout_mark_lost`, ns-3)
     /// instead of clearing it (ns-2).
     pub rto_keeps_sack: bool,
+    /// With SACK, fast retransmit tells the algorithm the RFC 6675 pipe as FlightSize
+    /// (ns-3's `BytesInFlight()` in `EnterRecovery`) rather than all data outstanding.
+    pub ssthresh_from_pipe: bool,
     pub pacing: PacingMode,
     /// RFC 3168: send data as ECN-capable and react to ECN-Echo.
     pub ecn: bool,
@@ -917,6 +920,15 @@ impl Sender {
             in_flight: self.in_flight() as f64,
             rtt: self.rtt_stats(None),
         };
+        if kind == CongestionKind::FastRetransmit
+            && self.cfg.ssthresh_from_pipe
+            && self.cfg.recovery == Recovery::Sack
+        {
+            // ns-3 EnterRecovery: GetSsThresh(tcb, BytesInFlight()), the pipe with the
+            // head of the window already deemed lost.
+            self.sb.compute_lost_end(self.snd_una, self.cfg.dupthresh);
+            ev.in_flight = self.sb.pipe(self.snd_una, self.high_tx) as f64;
+        }
         let mut w = self.win;
         if self.state == CaState::Recovery {
             if self.cfg.rto_new_ssthresh {
@@ -1021,6 +1033,7 @@ mod tests {
             prr: false,
             rto_new_ssthresh: false,
             rto_keeps_sack: false,
+            ssthresh_from_pipe: false,
             pacing: PacingMode::None,
             ecn: true,
             cwnd_validation: false,
@@ -1122,6 +1135,25 @@ mod tests {
         assert_eq!(out.len(), 1);
         s.on_ack(&ack(10, ms(200)), ms(200), &mut out);
         assert_eq!(s.state(), CaState::Open);
+    }
+
+    /// `ssthresh_from_pipe` (ns-3's EnterRecovery): the algorithm halves the RFC 6675
+    /// pipe — 10 sent, 3 SACKed, the head deemed lost: 6 — not the 10 outstanding.
+    #[test]
+    fn ssthresh_from_pipe_halves_what_is_in_the_network() {
+        for (from_pipe, want) in [(false, 5.0), (true, 3.0)] {
+            let cc = build("reno", &Default::default(), Profile::Ns2).unwrap();
+            let mut cfg = config(Recovery::Sack, 10.0);
+            cfg.ssthresh_from_pipe = from_pipe;
+            let mut s = Sender::new(cfg, cc, 0, 0, None);
+            let mut out = Vec::new();
+            s.start(T0, &mut out);
+            let mut p = ack(0, ms(100));
+            p.set_sack(&[(1, 4)]);
+            s.on_ack(&p, ms(100), &mut out);
+            assert_eq!(s.state(), CaState::Recovery);
+            assert_eq!(s.ssthresh(), want, "from_pipe {from_pipe}");
+        }
     }
 
     /// After a timeout (RFC 6582 §4, RFC 6675 §5.1) the sender is in Loss: cwnd = 1,
