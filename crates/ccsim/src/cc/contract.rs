@@ -134,6 +134,14 @@ pub struct RateSample {
     pub prior_in_flight: u64,
     /// The sampled segment was a retransmission.
     pub retx: bool,
+    /// Segments deemed lost between the sampled segment's send and this ACK
+    /// (draft-ietf-ccwg-bbr §2.2 `RS.lost` = C.lost − P.lost; zero without a
+    /// snapshot). BBRv3's loss rate over the sample's round trip is
+    /// `lost / tx_in_flight`.
+    pub lost: u64,
+    /// Segments in flight just after the sampled segment was sent, itself included
+    /// (§2.2 `RS.tx_in_flight`; sent and not SACKed, tcp/delivery.rs).
+    pub tx_in_flight: u64,
 }
 
 impl RateSample {

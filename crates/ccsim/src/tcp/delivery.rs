@@ -34,6 +34,11 @@ struct TxSnapshot {
     first_sent: Time,
     delivered_time: Time,
     delivered: u64,
+    /// Segments deemed lost when this one left (draft-ietf-ccwg-bbr §5.5.10.2
+    /// `P.lost`), and what was in flight just after it left (§4.1.2.2
+    /// `P.tx_in_flight`, this segment included): BBRv3's per-round loss rate.
+    lost: u64,
+    tx_in_flight: u64,
     app_limited: bool,
     retx: bool,
     /// Already counted as delivered (SACKed): a later cumulative ACK skips it
@@ -54,6 +59,8 @@ struct Pending {
     seq: u64,
     /// Send interval: from the first-sent time the chosen segment saw to its own send.
     send_elapsed: Time,
+    lost: u64,
+    tx_in_flight: u64,
     app_limited: bool,
     retx: bool,
 }
@@ -168,6 +175,12 @@ impl DeliveryRate {
             first_sent: self.first_sent_time,
             delivered_time: self.delivered_time,
             delivered: self.delivered,
+            lost: self.lost,
+            // Sent and not SACKed, this segment included (a retransmission was
+            // counted in `packets_out` already). The estimator does not see the
+            // scoreboard's lost marks, so segments awaiting retransmission count as
+            // in flight: an upper bound of the pipe during recovery.
+            tx_in_flight: (packets_out + u64::from(!retx)).saturating_sub(self.sacked_out),
             app_limited: self.app_limited.is_some(),
             retx,
             counted,
@@ -206,6 +219,8 @@ impl DeliveryRate {
                 sent: s.sent,
                 seq,
                 send_elapsed: s.sent.saturating_sub(s.first_sent),
+                lost: s.lost,
+                tx_in_flight: s.tx_in_flight,
                 app_limited: s.app_limited,
                 retx: s.retx,
             };
@@ -348,6 +363,12 @@ impl DeliveryRate {
             lost_total: self.lost,
             prior_in_flight,
             retx: self.cur.retx,
+            lost: if self.cur.have {
+                self.lost - self.cur.lost
+            } else {
+                0
+            },
+            tx_in_flight: self.cur.tx_in_flight,
         };
         if !self.cur.have {
             return rs;
@@ -495,6 +516,41 @@ mod tests {
             (1, 1, 5, 0)
         );
         assert!(s.retx);
+    }
+
+    /// draft-ietf-ccwg-bbr §4.1.2.2 / §5.5.10.2: a sample carries the flight just
+    /// after its segment left (P.tx_in_flight, the segment included, SACKed ones
+    /// not) and the segments deemed lost since (C.lost − P.lost).
+    #[test]
+    fn samples_carry_tx_in_flight_and_losses_since_the_send() {
+        let mut d = DeliveryRate::new();
+        for seq in 0..10 {
+            d.on_send(seq, ms(seq), false, 0, seq);
+        }
+        // 1..5 SACKed (0 lost): the sample is segment 4's, sent with 5 in flight.
+        d.ack_begin();
+        d.sacked([(1, 5)].into_iter(), 0, 10);
+        let s = d.sample(ms(100), ms(50), 10);
+        assert_eq!((s.tx_in_flight, s.lost), (5, 0));
+        // 0 resent (one loss); 10 sent with 10 outstanding, 4 SACKed: 7 in flight.
+        d.on_send(0, ms(101), true, 0, 10);
+        d.on_send(10, ms(102), false, 0, 10);
+        d.ack_begin();
+        d.sacked([(1, 8)].into_iter(), 0, 11);
+        let s = d.sample(ms(110), ms(50), 10);
+        assert_eq!(
+            (s.tx_in_flight, s.lost),
+            (8, 1),
+            "segment 7: sent before the loss"
+        );
+        d.ack_begin();
+        d.cum_acked(0, 11);
+        let s = d.sample(ms(210), ms(50), 3);
+        assert_eq!(
+            (s.tx_in_flight, s.lost),
+            (7, 0),
+            "segment 10: sent after it"
+        );
     }
 
     /// The ring grows past its initial size and keeps the live snapshots.
