@@ -749,15 +749,14 @@ impl Bbr3 {
             State::ProbeBwCruise => {
                 self.is_time_to_probe_bw(ack.now, cwnd);
             }
-            State::ProbeBwRefill => {
-                // After one round of REFILL, start UP.
-                if self.round_start {
-                    self.bw_probe_samples = true;
-                    self.start_probe_bw_up(rate, cwnd);
-                }
+            // After one round of REFILL, start UP.
+            State::ProbeBwRefill if self.round_start => {
+                self.bw_probe_samples = true;
+                self.start_probe_bw_up(rate, cwnd);
             }
             State::ProbeBwUp => {
-                if self.is_time_to_go_down(ack, cwnd, rate) {
+                let down = self.is_time_to_go_down(ack, cwnd, rate);
+                if down {
                     self.start_probe_bw_down(ack.now);
                 }
             }
@@ -1072,7 +1071,7 @@ mod tests {
         /// Through Startup and Drain at bw 1000/s, RTT 100 ms (BDP 100), ACK by
         /// ACK, to the first ProbeBW state: with the flight at the BDP, Drain's exit
         /// (§5.3.2) is also DOWN's (§5.3.3.6), so that is CRUISE.
-        fn to_probe_bw(&mut self) {
+        fn run_to_probe_bw(&mut self) {
             self.in_flight = 100.0;
             while !self.b.is_in_probe_bw() {
                 self.ack(ms(1), 1000.0, ms(100));
@@ -1171,7 +1170,7 @@ mod tests {
                 },
                 seed,
             );
-            p.to_probe_bw();
+            p.run_to_probe_bw();
             // Drain and DOWN both end at a flight of one BDP: all within one ACK.
             assert_eq!(p.states[1..], [State::ProbeBwCruise]);
             for cycle in 0..2 {
@@ -1263,7 +1262,7 @@ mod tests {
     /// Bring a path to ProbeBW_UP (BDP 100 at 1000/s, 100 ms).
     fn to_up(seed: u64) -> Path {
         let mut p = Path::new(seed);
-        p.to_probe_bw();
+        p.run_to_probe_bw();
         while p.b.state != State::ProbeBwUp {
             p.ack(ms(1), 1000.0, ms(100));
             assert!(p.now < Time::from_secs(10));
@@ -1320,7 +1319,7 @@ mod tests {
     fn short_term_model_is_cut_by_beta_per_lossy_round() {
         let rtt = ms(100);
         let mut p = Path::with(no_probe(), 3);
-        p.to_probe_bw();
+        p.run_to_probe_bw();
         p.in_flight = 100.0;
         p.round(1000.0, rtt);
         assert_eq!(p.b.state, State::ProbeBwCruise);
@@ -1397,7 +1396,7 @@ mod tests {
             },
             4,
         );
-        p.to_probe_bw();
+        p.run_to_probe_bw();
         for _ in 0..10 {
             p.round(1000.0, ms(100));
         }
@@ -1428,7 +1427,7 @@ mod tests {
     fn probe_rtt_every_five_seconds_at_half_bdp() {
         let rtt = ms(100);
         let mut p = Path::with(no_probe(), 5);
-        p.to_probe_bw();
+        p.run_to_probe_bw();
         let t_min = p.b.probe_rtt_min_stamp;
         let cwnd_before = p.w.cwnd;
         while p.b.state != State::ProbeRtt {
@@ -1466,7 +1465,7 @@ mod tests {
     #[test]
     fn cruise_leaves_fifteen_percent_headroom() {
         let mut p = Path::with(no_probe(), 6);
-        p.to_probe_bw();
+        p.run_to_probe_bw();
         p.b.start_probe_bw_down(p.now);
         p.b.inflight_longterm = 100.0;
         assert_eq!(p.b.inflight_with_headroom(), 85.0);
