@@ -1478,4 +1478,33 @@ mod tests {
         p.ack(ms(1), 1000.0, ms(100));
         assert!(p.w.cwnd <= 85.0, "{}", p.w.cwnd);
     }
+
+    /// The defaults are the draft's constants (§2.7, §2.13, §5.3.3.5); values out
+    /// of range are refused naming the parameter.
+    #[test]
+    fn parameters_default_to_the_draft_and_are_range_checked() {
+        use crate::cc::{build, Profile};
+        let d = Bbr3Config::default();
+        assert_eq!((d.loss_thresh, d.beta, d.headroom), (0.02, 0.7, 0.15));
+        assert_eq!(d.probe_rtt_interval, Time::from_secs(5));
+        assert_eq!(d.probe_rtt_duration, ms(200));
+        assert_eq!(d.min_rtt_filter_len, Time::from_secs(10));
+        assert_eq!(
+            (d.bw_probe_wait, d.bw_probe_rand),
+            (Time::from_secs(2), Time::from_secs(1))
+        );
+        assert_eq!(d.bw_probe_max_rounds, 63);
+        let t = |src: &str| -> toml::value::Table { toml::from_str(src).unwrap() };
+        assert!(build("bbr3", &t("loss_thresh = 0.05\nbeta = 0.5"), Profile::Linux).is_ok());
+        for (src, key) in [
+            ("loss_thresh = 0.9", "loss_thresh:"),
+            ("beta = 0", "beta:"),
+            ("headroom = 1.5", "headroom:"),
+            ("probe_rtt_interval = -1", "probe_rtt_interval:"),
+            ("cwnd_gain = 2", "cwnd_gain:"),
+        ] {
+            let e = build("bbr3", &t(src), Profile::Linux).err().unwrap();
+            assert!(e.starts_with(key), "{src}: {e}");
+        }
+    }
 }
