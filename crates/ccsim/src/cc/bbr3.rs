@@ -389,7 +389,7 @@ impl Bbr3 {
         self.bdp().min(cwnd)
     }
 
-    /// §5.6.4.6 / §5.6.4.5: the cwnd ProbeRTT holds.
+    /// §5.6.4.5 BBRProbeRTTCwnd: the cwnd ProbeRTT holds, max(BDP/2, MinPipeCwnd).
     pub fn probe_rtt_cwnd(&self) -> f64 {
         self.bdp_multiple(self.bw, PROBE_RTT_CWND_GAIN)
             .max(MIN_PIPE_CWND)
