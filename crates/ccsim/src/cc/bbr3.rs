@@ -20,14 +20,17 @@
 //! Not modelled: the ECN response (§3.7 specifies none; CE marks reach BBRv3
 //! only as the sender's once-per-window signal, which it ignores, as v1);
 //! restart from idle (§5.4: the sender has no idle hook and bulk flows never
-//! idle); the per-lost-packet refinement `BBRInflightAtLoss` (§5.5.10.2: the sender
-//! reports losses per ACK, so the per-ACK check of Linux's `bbr_adapt_upper_bounds`
-//! with the ACKed segment's `RS.lost`/`RS.tx_in_flight` stands for it); undo.
+//! idle); undo. Losses reach it per ACK (segments counted lost when resent): of
+//! those since the previous ACK, the lost segment whose flight saw the highest loss
+//! rate goes through §5.5.10.2's per-packet check and `BBRInflightAtLoss` (the draft
+//! takes each in turn; the first one over the threshold and the highest-rate one
+//! agree on whether to cut), and Linux's per-ACK check with the ACKed segment's
+//! `RS.lost`/`RS.tx_in_flight` (`bbr_adapt_upper_bounds`) runs as well.
 
 use super::bbr::MaxFilter;
 use super::contract::{
-    Ack, Algorithm, CaState, Congestion, CongestionControl, CongestionKind, NoFluid, RateSample,
-    Window,
+    Ack, Algorithm, CaState, Congestion, CongestionControl, CongestionKind, LostPacket, NoFluid,
+    RateSample, Window,
 };
 use super::params::Params;
 use crate::random::Rng;
@@ -506,14 +509,42 @@ impl Bbr3 {
 
     /// §5.5.10.2 BBRHandleInflightTooHigh: inflight_longterm =
     /// max(tx_in_flight, Beta·target_inflight), once per probe; UP ends.
-    fn handle_inflight_too_high(&mut self, rs: &RateSample, cwnd: f64, now: Time) {
+    fn handle_inflight_too_high(
+        &mut self,
+        tx_in_flight: f64,
+        app_limited: bool,
+        cwnd: f64,
+        now: Time,
+    ) {
         self.bw_probe_samples = false;
-        if !rs.app_limited {
-            self.inflight_longterm =
-                (rs.tx_in_flight as f64).max(self.target_inflight(cwnd) * self.p.beta);
+        if !app_limited {
+            self.inflight_longterm = tx_in_flight.max(self.target_inflight(cwnd) * self.p.beta);
         }
         if self.state == State::ProbeBwUp {
             self.start_probe_bw_down(now);
+        }
+    }
+
+    /// §5.5.10.2 BBRInflightAtLoss: the flight at which, within this lost segment,
+    /// the loss rate crossed LossThresh: inflight_prev + lost_prefix with
+    /// lost_prefix = (LossThresh·inflight_prev − lost_prev) / (1 − LossThresh).
+    pub fn inflight_at_loss(&self, lp: &LostPacket) -> f64 {
+        let inflight_prev = lp.tx_in_flight as f64 - 1.0;
+        let lost_prev = lp.lost as f64 - 1.0;
+        let t = self.p.loss_thresh;
+        inflight_prev + (t * inflight_prev - lost_prev) / (1.0 - t)
+    }
+
+    /// §5.5.10.2 BBRHandleLostPacket (after BBRNoteLoss): a segment sent while
+    /// probing whose flight has since lost more than LossThresh caps
+    /// inflight_longterm at the flight where the threshold was crossed.
+    fn handle_lost_packet(&mut self, lp: &LostPacket, cwnd: f64, now: Time) {
+        if !self.bw_probe_samples {
+            return; // not a packet sent while probing bandwidth
+        }
+        if lp.lost as f64 > lp.tx_in_flight as f64 * self.p.loss_thresh {
+            let tx = self.inflight_at_loss(lp);
+            self.handle_inflight_too_high(tx, lp.app_limited, cwnd, now);
         }
     }
 
@@ -716,7 +747,12 @@ impl Bbr3 {
         }
         if self.is_inflight_too_high(rs) {
             if self.bw_probe_samples {
-                self.handle_inflight_too_high(rs, cwnd, ack.now);
+                self.handle_inflight_too_high(
+                    rs.tx_in_flight as f64,
+                    rs.app_limited,
+                    cwnd,
+                    ack.now,
+                );
             }
             return;
         }
@@ -937,6 +973,9 @@ impl CongestionControl for Bbr3 {
         if rs.losses > 0 {
             self.note_loss();
         }
+        if let Some(lp) = rs.lost_packet {
+            self.handle_lost_packet(&lp, w.cwnd, ack.now);
+        }
         if rs.acked_sacked == 0 {
             // Nothing delivered: no rate sample (§4.1.2.3), nothing to update.
             w.pacing_rate = (self.pacing_rate > 0.0).then_some(self.pacing_rate);
@@ -1000,8 +1039,10 @@ mod tests {
         /// RS.lost / RS.tx_in_flight of the next ACKs (tx_in_flight None: the flight).
         lost: u64,
         tx_in_flight: Option<u64>,
-        /// Segments newly deemed lost, reported on the next ACK only.
+        /// Segments newly deemed lost, reported on the next ACK only, and the lost
+        /// segment's snapshot with them.
         losses: u64,
+        lost_packet: Option<LostPacket>,
         ca_state: CaState,
         cwnd_limited: bool,
         states: Vec<State>,
@@ -1020,6 +1061,7 @@ mod tests {
                 lost: 0,
                 tx_in_flight: None,
                 losses: 0,
+                lost_packet: None,
                 ca_state: CaState::Open,
                 cwnd_limited: false,
                 states: vec![State::Startup],
@@ -1043,6 +1085,7 @@ mod tests {
                 acked_sacked: 1,
                 prior_in_flight: self.in_flight as u64,
                 losses: std::mem::take(&mut self.losses),
+                lost_packet: self.lost_packet.take(),
                 lost: self.lost,
                 tx_in_flight: self.tx_in_flight.unwrap_or(self.in_flight as u64),
                 ..RateSample::default()
@@ -1309,6 +1352,54 @@ mod tests {
         p.lost = 0;
         p.ack(ms(1), 1000.0, ms(100));
         assert!(p.w.cwnd <= p.b.inflight_longterm, "cwnd {}", p.w.cwnd);
+    }
+
+    /// §5.5.10.2 BBRHandleLostPacket / BBRInflightAtLoss: in UP, a lost segment
+    /// whose flight (125 at its send) lost 4 > 2 % since caps inflight_longterm at
+    /// the flight where the rate crossed 2 %: 124 + (0.02·124 − 3)/0.98 ≈ 123.47
+    /// (above 0.7·BDP); one whose flight lost 2/100 leaves it.
+    #[test]
+    fn a_lost_packet_caps_inflight_longterm_where_the_loss_rate_crossed_two_percent() {
+        let mut p = to_up(7);
+        p.in_flight = 150.0;
+        // The ACKed segments left at a flight of 100 with no loss since: they
+        // neither cut nor (below the cut) raise inflight_longterm.
+        p.tx_in_flight = Some(100);
+        p.losses = 1;
+        p.lost_packet = Some(LostPacket {
+            tx_in_flight: 100,
+            lost: 2,
+            app_limited: false,
+        });
+        p.ack(ms(1), 1000.0, ms(100));
+        assert_eq!(p.b.inflight_longterm, f64::INFINITY);
+        assert_eq!(p.b.state, State::ProbeBwUp);
+        p.losses = 1;
+        p.lost_packet = Some(LostPacket {
+            tx_in_flight: 125,
+            lost: 4,
+            app_limited: false,
+        });
+        p.ack(ms(1), 1000.0, ms(100));
+        let want = 124.0 + (0.02 * 124.0 - 3.0) / 0.98;
+        assert!(
+            (p.b.inflight_longterm - want).abs() < 1e-9,
+            "{}",
+            p.b.inflight_longterm
+        );
+        assert_eq!(p.b.state, State::ProbeBwDown);
+        // An app-limited lost segment ends the probe without a cut.
+        let mut p = to_up(8);
+        p.in_flight = 150.0;
+        p.losses = 1;
+        p.lost_packet = Some(LostPacket {
+            tx_in_flight: 125,
+            lost: 10,
+            app_limited: true,
+        });
+        p.ack(ms(1), 1000.0, ms(100));
+        assert_eq!(p.b.inflight_longterm, f64::INFINITY);
+        assert_eq!(p.b.state, State::ProbeBwDown);
     }
 
     /// §5.5.10.3: outside probing, each loss round multiplies the short-term

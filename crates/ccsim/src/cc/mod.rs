@@ -36,7 +36,7 @@ pub mod xcp;
 
 pub use contract::{
     Ack, Algorithm, CaState, Congestion, CongestionControl, CongestionKind, EcnStyle, FluidLaw,
-    NoFluid, RateSample, Round, RttStats, Window, ABC_LIMIT,
+    LostPacket, NoFluid, RateSample, Round, RttStats, Window, ABC_LIMIT,
 };
 pub use params::Params;
 pub use profile::Profile;

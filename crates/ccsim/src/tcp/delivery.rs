@@ -21,7 +21,7 @@
 //! [`DeliveryRate::check_app_limited`] when it stops sending. Only algorithms that
 //! ask for it (`CongestionControl::cong_control`) have one.
 
-use crate::cc::RateSample;
+use crate::cc::{LostPacket, RateSample};
 use crate::units::Time;
 
 /// What a segment remembers of the connection when it was (re)sent (Linux
@@ -81,6 +81,9 @@ pub struct DeliveryRate {
     /// Segments deemed lost so far (Linux `tp->lost`), counted as retransmissions.
     lost: u64,
     lost_at_last_sample: u64,
+    /// Of the segments deemed lost since the last sample, the one whose flight saw
+    /// the highest loss rate (BBRv3's per-lost-packet check, §5.5.10.2).
+    lost_packet: Option<LostPacket>,
     /// Segments SACKed and not yet cumulatively ACKed (Linux `sacked_out`); without
     /// SACK, duplicate ACKs counted as delivered (Linux `tcp_add_reno_sack`).
     sacked_out: u64,
@@ -108,6 +111,7 @@ impl DeliveryRate {
             app_limited: Some(0),
             lost: 0,
             lost_at_last_sample: 0,
+            lost_packet: None,
             sacked_out: 0,
             ring: vec![TxSnapshot::default(); 64],
             known: Vec::new(),
@@ -168,6 +172,23 @@ impl DeliveryRate {
         }
         self.reserve(snd_una, seq);
         let i = self.slot(seq);
+        if retx && self.ring[i].valid && self.ring[i].seq == seq && !self.ring[i].counted {
+            // The lost transmission's own snapshot, before the resend replaces it:
+            // keep the one whose flight saw the highest loss rate since its send (a
+            // check "rate > threshold" holds for some iff it holds for that one).
+            let s = self.ring[i];
+            let p = LostPacket {
+                tx_in_flight: s.tx_in_flight,
+                lost: self.lost - s.lost,
+                app_limited: s.app_limited,
+            };
+            if self
+                .lost_packet
+                .is_none_or(|q| p.loss_rate() > q.loss_rate())
+            {
+                self.lost_packet = Some(p);
+            }
+        }
         let counted = self.ring[i].valid && self.ring[i].seq == seq && self.ring[i].counted;
         self.ring[i] = TxSnapshot {
             seq,
@@ -363,6 +384,7 @@ impl DeliveryRate {
             lost_total: self.lost,
             prior_in_flight,
             retx: self.cur.retx,
+            lost_packet: self.lost_packet.take(),
             lost: if self.cur.have {
                 self.lost - self.cur.lost
             } else {
@@ -550,6 +572,40 @@ mod tests {
             (s.tx_in_flight, s.lost),
             (7, 0),
             "segment 10: sent after it"
+        );
+    }
+
+    /// §5.5.10.2 BBRHandleLostPacket: a resent segment's own snapshot (its flight
+    /// at send, the losses since, itself included) reaches the next sample; of
+    /// several, the one whose flight saw the highest loss rate.
+    #[test]
+    fn a_resend_reports_the_lost_segments_snapshot() {
+        let mut d = DeliveryRate::new();
+        d.app_limited = None;
+        for seq in 0..10 {
+            d.on_send(seq, ms(seq), false, 0, seq);
+        }
+        // 2 (sent with 3 in flight) and 6 (7 in flight) resent: losses 1 then 2.
+        d.on_send(2, ms(20), true, 0, 10);
+        d.on_send(6, ms(21), true, 0, 10);
+        d.ack_begin();
+        d.sacked([(7, 10)].into_iter(), 0, 10);
+        let s = d.sample(ms(100), ms(50), 10);
+        assert_eq!(
+            s.lost_packet,
+            Some(LostPacket {
+                tx_in_flight: 3,
+                lost: 1,
+                app_limited: false
+            }),
+            "1/3 beats 2/7"
+        );
+        d.ack_begin();
+        d.sacked([(7, 10)].into_iter(), 0, 10);
+        assert_eq!(
+            d.sample(ms(101), ms(50), 10).lost_packet,
+            None,
+            "reported once"
         );
     }
 
