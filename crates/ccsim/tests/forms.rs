@@ -240,10 +240,10 @@ fn algorithms_without_a_rate_form_are_refused() {
                 Ok(_) => assert!(with.contains(&names[0])),
                 Err(e) => {
                     // XCP (routers set its window), the ECN-driven DCTCP and Prague
-                    // (the fluid queues do not mark) and BBR (rate-based, no loss law)
+                    // (the fluid queues do not mark) and BBR v1/v3 (rate-based, no loss law)
                     // lack a rate form.
                     assert!(
-                        ["xcp", "dctcp", "prague", "bbr", "bbr1"].contains(n),
+                        ["xcp", "dctcp", "prague", "bbr", "bbr1", "bbr3"].contains(n),
                         "{n} lacks a rate form"
                     );
                     assert!(

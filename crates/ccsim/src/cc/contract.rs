@@ -134,6 +134,36 @@ pub struct RateSample {
     pub prior_in_flight: u64,
     /// The sampled segment was a retransmission.
     pub retx: bool,
+    /// Segments deemed lost between the sampled segment's send and this ACK
+    /// (draft-ietf-ccwg-bbr §2.2 `RS.lost` = C.lost − P.lost; zero without a
+    /// snapshot). BBRv3's loss rate over the sample's round trip is
+    /// `lost / tx_in_flight`.
+    pub lost: u64,
+    /// Segments in flight just after the sampled segment was sent, itself included
+    /// (§2.2 `RS.tx_in_flight`; sent and not SACKed, tcp/delivery.rs).
+    pub tx_in_flight: u64,
+    /// Of the segments deemed lost since the previous ACK, the one whose send saw the
+    /// highest loss rate since (draft-ietf-ccwg-bbr §5.5.10.2 `BBRHandleLostPacket`'s
+    /// view of a lost packet); `None` without a loss.
+    pub lost_packet: Option<LostPacket>,
+}
+
+/// What a lost segment remembers of its send (draft-ietf-ccwg-bbr §5.5.10.2).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LostPacket {
+    /// `P.tx_in_flight`: the flight just after it was sent, itself included.
+    pub tx_in_flight: u64,
+    /// `C.lost − P.lost`: segments deemed lost since it was sent, itself included.
+    pub lost: u64,
+    /// `P.is_app_limited`.
+    pub app_limited: bool,
+}
+
+impl LostPacket {
+    /// The loss rate its flight saw: lost / tx_in_flight.
+    pub fn loss_rate(&self) -> f64 {
+        self.lost as f64 / (self.tx_in_flight.max(1)) as f64
+    }
 }
 
 impl RateSample {

@@ -16,6 +16,7 @@
 //! docs/architecture.md walks through adding one.
 
 pub mod bbr;
+pub mod bbr3;
 pub mod bic;
 pub mod compound;
 pub mod contract;
@@ -35,7 +36,7 @@ pub mod xcp;
 
 pub use contract::{
     Ack, Algorithm, CaState, Congestion, CongestionControl, CongestionKind, EcnStyle, FluidLaw,
-    NoFluid, RateSample, Round, RttStats, Window, ABC_LIMIT,
+    LostPacket, NoFluid, RateSample, Round, RttStats, Window, ABC_LIMIT,
 };
 pub use params::Params;
 pub use profile::Profile;
@@ -161,6 +162,7 @@ registry! {
     Dctcp => dctcp::Dctcp,
     Prague => prague::Prague,
     Bbr => bbr::Bbr,
+    Bbr3 => bbr3::Bbr3,
 }
 
 fn unknown(name: &str) -> String {
@@ -284,7 +286,7 @@ mod tests {
             .unwrap();
         assert!(
             e.contains("known: reno, newreno, highspeed, hstcp")
-                && e.ends_with("prague, bbr, bbr1)"),
+                && e.ends_with("prague, bbr, bbr1, bbr3)"),
             "{e}"
         );
         // The fluid constructor reads the same parameters with the same checks.
@@ -299,13 +301,14 @@ mod tests {
     }
 
     /// XCP (routers set its window), the ECN-driven laws DCTCP and Prague (the fluid
-    /// queues do not mark) and BBR (rate-based, no loss law) have no rate form.
+    /// queues do not mark) and BBR v1 and v3 (rate-based models of the path, no loss
+    /// law) have no rate form.
     #[test]
     fn only_xcp_dctcp_prague_and_bbr_lack_a_fluid_form() {
         let names = fluid_names();
         for n in KNOWN.iter().flat_map(|n| n.iter()) {
             let law = fluid_law(n, &Default::default(), Profile::Ns2);
-            if ["xcp", "dctcp", "prague", "bbr", "bbr1"].contains(n) {
+            if ["xcp", "dctcp", "prague", "bbr", "bbr1", "bbr3"].contains(n) {
                 let e = law.err().unwrap();
                 assert!(
                     e.starts_with(&format!(

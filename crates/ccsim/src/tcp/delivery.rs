@@ -21,7 +21,7 @@
 //! [`DeliveryRate::check_app_limited`] when it stops sending. Only algorithms that
 //! ask for it (`CongestionControl::cong_control`) have one.
 
-use crate::cc::RateSample;
+use crate::cc::{LostPacket, RateSample};
 use crate::units::Time;
 
 /// What a segment remembers of the connection when it was (re)sent (Linux
@@ -34,6 +34,11 @@ struct TxSnapshot {
     first_sent: Time,
     delivered_time: Time,
     delivered: u64,
+    /// Segments deemed lost when this one left (draft-ietf-ccwg-bbr §5.5.10.2
+    /// `P.lost`), and what was in flight just after it left (§4.1.2.2
+    /// `P.tx_in_flight`, this segment included): BBRv3's per-round loss rate.
+    lost: u64,
+    tx_in_flight: u64,
     app_limited: bool,
     retx: bool,
     /// Already counted as delivered (SACKed): a later cumulative ACK skips it
@@ -54,6 +59,8 @@ struct Pending {
     seq: u64,
     /// Send interval: from the first-sent time the chosen segment saw to its own send.
     send_elapsed: Time,
+    lost: u64,
+    tx_in_flight: u64,
     app_limited: bool,
     retx: bool,
 }
@@ -74,6 +81,9 @@ pub struct DeliveryRate {
     /// Segments deemed lost so far (Linux `tp->lost`), counted as retransmissions.
     lost: u64,
     lost_at_last_sample: u64,
+    /// Of the segments deemed lost since the last sample, the one whose flight saw
+    /// the highest loss rate (BBRv3's per-lost-packet check, §5.5.10.2).
+    lost_packet: Option<LostPacket>,
     /// Segments SACKed and not yet cumulatively ACKed (Linux `sacked_out`); without
     /// SACK, duplicate ACKs counted as delivered (Linux `tcp_add_reno_sack`).
     sacked_out: u64,
@@ -101,6 +111,7 @@ impl DeliveryRate {
             app_limited: Some(0),
             lost: 0,
             lost_at_last_sample: 0,
+            lost_packet: None,
             sacked_out: 0,
             ring: vec![TxSnapshot::default(); 64],
             known: Vec::new(),
@@ -161,6 +172,23 @@ impl DeliveryRate {
         }
         self.reserve(snd_una, seq);
         let i = self.slot(seq);
+        if retx && self.ring[i].valid && self.ring[i].seq == seq && !self.ring[i].counted {
+            // The lost transmission's own snapshot, before the resend replaces it:
+            // keep the one whose flight saw the highest loss rate since its send (a
+            // check "rate > threshold" holds for some iff it holds for that one).
+            let s = self.ring[i];
+            let p = LostPacket {
+                tx_in_flight: s.tx_in_flight,
+                lost: self.lost - s.lost,
+                app_limited: s.app_limited,
+            };
+            if self
+                .lost_packet
+                .is_none_or(|q| p.loss_rate() > q.loss_rate())
+            {
+                self.lost_packet = Some(p);
+            }
+        }
         let counted = self.ring[i].valid && self.ring[i].seq == seq && self.ring[i].counted;
         self.ring[i] = TxSnapshot {
             seq,
@@ -168,6 +196,12 @@ impl DeliveryRate {
             first_sent: self.first_sent_time,
             delivered_time: self.delivered_time,
             delivered: self.delivered,
+            lost: self.lost,
+            // Sent and not SACKed, this segment included (a retransmission was
+            // counted in `packets_out` already). The estimator does not see the
+            // scoreboard's lost marks, so segments awaiting retransmission count as
+            // in flight: an upper bound of the pipe during recovery.
+            tx_in_flight: (packets_out + u64::from(!retx)).saturating_sub(self.sacked_out),
             app_limited: self.app_limited.is_some(),
             retx,
             counted,
@@ -206,6 +240,8 @@ impl DeliveryRate {
                 sent: s.sent,
                 seq,
                 send_elapsed: s.sent.saturating_sub(s.first_sent),
+                lost: s.lost,
+                tx_in_flight: s.tx_in_flight,
                 app_limited: s.app_limited,
                 retx: s.retx,
             };
@@ -348,6 +384,13 @@ impl DeliveryRate {
             lost_total: self.lost,
             prior_in_flight,
             retx: self.cur.retx,
+            lost_packet: self.lost_packet.take(),
+            lost: if self.cur.have {
+                self.lost - self.cur.lost
+            } else {
+                0
+            },
+            tx_in_flight: self.cur.tx_in_flight,
         };
         if !self.cur.have {
             return rs;
@@ -495,6 +538,75 @@ mod tests {
             (1, 1, 5, 0)
         );
         assert!(s.retx);
+    }
+
+    /// draft-ietf-ccwg-bbr §4.1.2.2 / §5.5.10.2: a sample carries the flight just
+    /// after its segment left (P.tx_in_flight, the segment included, SACKed ones
+    /// not) and the segments deemed lost since (C.lost − P.lost).
+    #[test]
+    fn samples_carry_tx_in_flight_and_losses_since_the_send() {
+        let mut d = DeliveryRate::new();
+        for seq in 0..10 {
+            d.on_send(seq, ms(seq), false, 0, seq);
+        }
+        // 1..5 SACKed (0 lost): the sample is segment 4's, sent with 5 in flight.
+        d.ack_begin();
+        d.sacked([(1, 5)].into_iter(), 0, 10);
+        let s = d.sample(ms(100), ms(50), 10);
+        assert_eq!((s.tx_in_flight, s.lost), (5, 0));
+        // 0 resent (one loss); 10 sent with 10 outstanding, 4 SACKed: 7 in flight.
+        d.on_send(0, ms(101), true, 0, 10);
+        d.on_send(10, ms(102), false, 0, 10);
+        d.ack_begin();
+        d.sacked([(1, 8)].into_iter(), 0, 11);
+        let s = d.sample(ms(110), ms(50), 10);
+        assert_eq!(
+            (s.tx_in_flight, s.lost),
+            (8, 1),
+            "segment 7: sent before the loss"
+        );
+        d.ack_begin();
+        d.cum_acked(0, 11);
+        let s = d.sample(ms(210), ms(50), 3);
+        assert_eq!(
+            (s.tx_in_flight, s.lost),
+            (7, 0),
+            "segment 10: sent after it"
+        );
+    }
+
+    /// §5.5.10.2 BBRHandleLostPacket: a resent segment's own snapshot (its flight
+    /// at send, the losses since, itself included) reaches the next sample; of
+    /// several, the one whose flight saw the highest loss rate.
+    #[test]
+    fn a_resend_reports_the_lost_segments_snapshot() {
+        let mut d = DeliveryRate::new();
+        d.app_limited = None;
+        for seq in 0..10 {
+            d.on_send(seq, ms(seq), false, 0, seq);
+        }
+        // 2 (sent with 3 in flight) and 6 (7 in flight) resent: losses 1 then 2.
+        d.on_send(2, ms(20), true, 0, 10);
+        d.on_send(6, ms(21), true, 0, 10);
+        d.ack_begin();
+        d.sacked([(7, 10)].into_iter(), 0, 10);
+        let s = d.sample(ms(100), ms(50), 10);
+        assert_eq!(
+            s.lost_packet,
+            Some(LostPacket {
+                tx_in_flight: 3,
+                lost: 1,
+                app_limited: false
+            }),
+            "1/3 beats 2/7"
+        );
+        d.ack_begin();
+        d.sacked([(7, 10)].into_iter(), 0, 10);
+        assert_eq!(
+            d.sample(ms(101), ms(50), 10).lost_packet,
+            None,
+            "reported once"
+        );
     }
 
     /// The ring grows past its initial size and keeps the live snapshots.
