@@ -153,7 +153,11 @@ fn static_flows(sc: &Scenario) -> (String, f64) {
 /// gets a pool from its load, up to 100 000).
 fn stated_slots(sc: &Scenario) -> f64 {
     let t = &sc.topology;
-    let b_rate = t.bottleneck_rate.map_or(1.0, |r| r.0.as_f64());
+    let b_rate = t
+        .bottleneck_rate
+        .as_ref()
+        .and_then(|r| r.fixed())
+        .map_or(1.0, |r| r.as_f64());
     sc.workloads
         .iter()
         .map(|w| {

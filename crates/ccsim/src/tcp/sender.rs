@@ -31,6 +31,7 @@
 use crate::cc::{
     Ack, CaState, Congestion, CongestionControl, CongestionKind, EcnStyle, Round, RttStats, Window,
 };
+use crate::metrics::hist::DelayHist;
 use crate::packet::{Ecn, Packet, PktKind, XcpHeader};
 use crate::tcp::delivery::DeliveryRate;
 use crate::tcp::pacer::{Pacer, PacingMode};
@@ -136,6 +137,10 @@ pub struct Sender {
     /// NewReno: the timer is restarted on the first partial ACK only (RFC 6582 §4.1).
     first_partial: bool,
     pub rtt: RttEstimator,
+    /// Every RTT sample, for the flow's RTT distribution (reset at the warmup).
+    pub rtt_samples: DelayHist,
+    /// Stopped (`flows[i].stop`, a group's stop event): sends nothing more.
+    pub stopped: bool,
     /// Karn's rule without timestamps: the one segment being timed, and when.
     timed: Option<(u64, Time)>,
     pub rto_deadline: Option<Time>,
@@ -204,6 +209,8 @@ impl Sender {
         cfg.ecn = ect != Ecn::NotEct;
         let cong_control = cc.cong_control();
         Sender {
+            rtt_samples: DelayHist::new(),
+            stopped: false,
             win: Window::new(cfg.init_cwnd, cfg.init_ssthresh),
             cfg,
             limit,
@@ -541,6 +548,14 @@ impl Sender {
         self.validate_cwnd(sent, limited);
     }
 
+    /// Stop for good (`flows[i].stop`, a group's stop event): no data, no
+    /// retransmission, no timer from now on; what is in flight still arrives.
+    pub fn stop(&mut self) {
+        self.stopped = true;
+        self.rto_deadline = None;
+        self.pace_at = None;
+    }
+
     pub fn start(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.round.restart();
         self.try_send(now, out);
@@ -555,8 +570,8 @@ impl Sender {
     }
 
     pub fn on_ack(&mut self, ack: &Packet, now: Time, out: &mut Vec<Packet>) {
-        if ack.seq > self.high_tx {
-            return; // acknowledges data never sent: ignore
+        if ack.seq > self.high_tx || self.stopped {
+            return; // acknowledges data never sent, or the flow stopped: ignore
         }
         // Delivery-rate hook: an ACK begins (tcp/delivery.rs).
         let prior_in_flight = if self.cong_control {
@@ -693,6 +708,7 @@ impl Sender {
         };
         if let Some(r) = sample {
             self.rtt.sample(r);
+            self.rtt_samples.add(r.ps());
             // RFC 6298 §5.7 / Karn: a valid sample for new data ends the backoff.
             self.rtt.backoff = 0;
             self.round.sample(r);
