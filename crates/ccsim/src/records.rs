@@ -409,8 +409,8 @@ pub enum SeriesMetric {
     /// Per link: RTT-normalized Jain fairness of the interval's throughputs of the
     /// flows crossing it (study 001).
     JainRtt = 8,
-    /// Per flow: the sender's smoothed RTT (RFC 6298) at the sample time, s; NaN
-    /// before its first RTT sample (fluid: the model's RTT).
+    /// Per flow: the sender's smoothed RTT (RFC 6298) at the sample time, s; no row
+    /// before its first RTT sample (fluid: the model's RTT, once the flow started).
     Srtt = 9,
 }
 

@@ -420,10 +420,6 @@ cc = "reno"
         "events[0].link: nothing to change",
     );
     bad(
-        "[[events]]\nat = \"20s\"\nlink = \"bottleneck\"\nrate = \"1Mbps\"\n",
-        "events[0].at:",
-    );
-    bad(
         "[[events]]\nat = \"1s\"\nlink = \"bottleneck\"\nbuffer = \"bdp\"\n",
         "events[0].buffer:",
     );

@@ -34,6 +34,7 @@ impl World {
             );
             link.loss = lp.loss;
             link.trace = lp.trace.clone();
+            link.update_slow();
             if lp.monitor {
                 link.monitor = true;
                 link.sojourn = Some(Box::new(crate::metrics::hist::DelayHist::new()));

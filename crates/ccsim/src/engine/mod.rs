@@ -635,7 +635,7 @@ impl World {
             link.set_delay(d);
         }
         if let Some(p) = ch.loss {
-            link.loss = p;
+            link.set_loss(p);
         }
         if let Some(b) = ch.buffer {
             let ok = link.queue.set_limit(b);
@@ -925,12 +925,10 @@ impl World {
                 .push_flow(t, i as u32, SeriesMetric::Cwnd, fl.sender.cwnd());
             self.series
                 .push_flow(t, i as u32, SeriesMetric::Ssthresh, fl.sender.ssthresh());
-            self.series.push_flow(
-                t,
-                i as u32,
-                SeriesMetric::Srtt,
-                fl.sender.rtt.srtt.unwrap_or(f64::NAN),
-            );
+            // From the first RTT sample on (no row before: the series holds numbers).
+            if let Some(srtt) = fl.sender.rtt.srtt {
+                self.series.push_flow(t, i as u32, SeriesMetric::Srtt, srtt);
+            }
         }
         if now + iv <= self.duration {
             self.events.schedule(now + iv, Event::Sample);

@@ -116,7 +116,18 @@ impl World {
                     used_data_bits: ud - s.cap.2,
                 }
             }),
-            sojourn: l.sojourn.as_ref().map(|h| h.summary()).unwrap_or_default(),
+            sojourn: l
+                .sojourn
+                .as_ref()
+                .map(|h| {
+                    // The packets that found the link idle waited 0 (not added one
+                    // by one: they are the window's departures the histogram lacks).
+                    let mut h = (**h).clone();
+                    let departed = l.c.dequeued - s.c.dequeued;
+                    h.add_zeros(departed.saturating_sub(h.count()));
+                    h.summary()
+                })
+                .unwrap_or_default(),
         }
     }
 

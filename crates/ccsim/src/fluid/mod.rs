@@ -896,8 +896,9 @@ impl Model {
             s.push_flow(t, f.id, SeriesMetric::Throughput, b * 8.0 / iv);
             s.push_flow(t, f.id, SeriesMetric::Cwnd, f.w);
             s.push_flow(t, f.id, SeriesMetric::Ssthresh, f.ssthresh);
-            let srtt = if f.started { f.rtt } else { f64::NAN };
-            s.push_flow(t, f.id, SeriesMetric::Srtt, srtt);
+            if f.started {
+                s.push_flow(t, f.id, SeriesMetric::Srtt, f.rtt);
+            }
         }
     }
 }

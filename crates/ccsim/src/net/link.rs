@@ -72,7 +72,9 @@ pub struct Link {
     /// Maxima since the last reset (the warmup).
     pub max_pkts: usize,
     pub max_bytes: u64,
-    /// Sojourn times of the packets leaving the queue (reported links only).
+    /// Sojourn times of the packets leaving the queue (reported links only); those
+    /// that found the link idle waited 0 and are not added one by one (the report
+    /// counts them from `dequeued`).
     pub sojourn: Option<Box<DelayHist>>,
     /// A Mahimahi trace sets the capacity (`rate` is its mean).
     pub trace: Option<std::sync::Arc<Trace>>,
@@ -83,9 +85,11 @@ pub struct Link {
     cap_used: (f64, f64),
     epoch_start: Time,
     epoch_busy: (u128, u128),
-    /// Arrival time of the last packet put in the pipe: a shorter delay (`set_delay`)
-    /// must not let a packet overtake the ones already propagating.
-    pipe_last: Time,
+    /// The delay was cut while packets propagated: keep the pipe in order.
+    delay_cut: bool,
+    /// `start_tx` takes the slow path: wire loss, a trace or a delay cut (`update_slow`
+    /// after changing `loss` or `trace`).
+    slow: bool,
 }
 
 impl Link {
@@ -125,7 +129,8 @@ impl Link {
             cap_used: (0.0, 0.0),
             epoch_start: Time::ZERO,
             epoch_busy: (0, 0),
-            pipe_last: Time::ZERO,
+            delay_cut: false,
+            slow: false,
         }
     }
 
@@ -175,7 +180,17 @@ impl Link {
 
     /// A new propagation delay for the packets sent from now on.
     pub fn set_delay(&mut self, delay: Time) {
+        if delay < self.delay {
+            self.delay_cut = true;
+        }
         self.delay = delay;
+        self.update_slow();
+    }
+
+    /// A new wire loss probability from now on.
+    pub fn set_loss(&mut self, p: f64) {
+        self.loss = p;
+        self.update_slow();
     }
 
     /// Integrate queue length and the number in system up to `now`. Call before
@@ -223,6 +238,30 @@ impl Link {
         if self.cur_is_data {
             self.c.busy_data_ps += prev;
         }
+        // Wire loss, a trace, a delay cut: one flag, tested where the loss test was,
+        // so that a plain link pays nothing for the others.
+        if self.slow {
+            return self.start_tx_slow(pkt, now);
+        }
+        let tx = self.rate.tx_time(pkt.size as u64);
+        self.cur_start = now;
+        self.busy_until = now + tx;
+        self.cur_is_data = pkt.kind != PktKind::Ack;
+        self.c.tx_pkts += 1;
+        self.c.tx_bytes += pkt.size as u64;
+        if pkt.is_data() {
+            self.c.tx_data_pkts += 1;
+        }
+        pkt.hop += 1;
+        let at = self.busy_until + self.delay;
+        let was_empty = self.pipe.is_empty();
+        self.pipe.push_back((at, pkt));
+        Ok(was_empty.then_some(at))
+    }
+
+    /// `start_tx` on a link with wire loss, a trace, or a delay that was cut.
+    #[inline(never)]
+    fn start_tx_slow(&mut self, mut pkt: Packet, now: Time) -> Result<Option<Time>, Packet> {
         let tx = match &self.trace {
             None => self.rate.tx_time(pkt.size as u64),
             Some(tr) => {
@@ -245,12 +284,20 @@ impl Link {
             return Err(pkt);
         }
         pkt.hop += 1;
-        // FIFO even after a delay cut (the pipe schedules only its head).
-        let at = (self.busy_until + self.delay).max(self.pipe_last);
-        self.pipe_last = at;
+        let mut at = self.busy_until + self.delay;
+        // FIFO after a delay cut: the pipe schedules only its head, so no packet may
+        // arrive before one sent earlier.
+        if let Some(&(last, _)) = self.pipe.back() {
+            at = at.max(last);
+        }
         let was_empty = self.pipe.is_empty();
         self.pipe.push_back((at, pkt));
         Ok(was_empty.then_some(at))
+    }
+
+    /// Recompute the slow-path flag after changing `loss`, `trace` or the delay.
+    pub fn update_slow(&mut self) {
+        self.slow = self.loss > 0.0 || self.trace.is_some() || self.delay_cut;
     }
 
     /// A packet reaches the link's input at `now` (the transmitter was freed first if
@@ -271,9 +318,6 @@ impl Link {
     #[inline]
     pub fn pass(&mut self, pkt: &mut Packet, cx: &mut QueueCtx) {
         self.c.dequeued += 1;
-        if let Some(h) = &mut self.sojourn {
-            h.add(0);
-        }
         self.queue.pass_through(pkt, cx);
     }
 
@@ -281,9 +325,6 @@ impl Link {
     #[inline]
     pub fn pass_quiet(&mut self) {
         self.c.dequeued += 1;
-        if let Some(h) = &mut self.sojourn {
-            h.add(0);
-        }
     }
 
     /// Queue a packet that found the transmitter busy (the discipline may drop it, or
@@ -327,7 +368,7 @@ impl Link {
         let waited = (now - pkt.enq_at).0;
         self.c.sojourn_ps += waited as u128;
         if let Some(h) = &mut self.sojourn {
-            h.add(waited);
+            h.add_max(waited);
         }
         self.c.dequeued += 1;
         Some(pkt)

@@ -47,17 +47,8 @@ impl Scenario {
         // Fields per kind, spans and endpoints.
         check_topology(self)?;
         check_workloads(self)?;
-        super::events::check_events(&self.events, &self.flows, self.duration)?;
-        for (i, g) in self.flows.iter().enumerate() {
-            if let Some(stop) = g.stop {
-                if stop.0 > self.duration.0 {
-                    return Err(ScenarioError::at(
-                        &format!("flows[{i}].stop"),
-                        "must be within the run's duration",
-                    ));
-                }
-            }
-        }
+        super::events::check_events(&self.events, &self.flows)?;
+
         if let Some(r) = t.access_rate {
             if r.0.bps() == 0 {
                 return Err(ScenarioError::at(
