@@ -187,8 +187,10 @@ struct LinkM {
     grouper: EventGrouper,
     /// Queueing delay q/C on the measurement grid, from warmup on (time-weighted).
     sojourn_hist: DelayHist,
-    /// Capacity offered over the window, bytes; the rate changed during the run.
+    /// Capacity offered over the window before the current capacity's epoch, bytes,
+    /// and the step that epoch began; the rate changed during the run.
     offered: f64,
+    cap_from: u64,
     rate_changes: bool,
     /// The longest queueing delay the run can see (largest limit over the smallest
     /// capacity, events included): sizes the loss calendars.
@@ -214,6 +216,12 @@ struct Model {
     probe: Probe,
     /// Scheduled changes (`[[events]]`, flow stops), in time order.
     changes: Vec<(f64, Change)>,
+    /// The first step in the measurement window (t = n·dt ≥ warmup).
+    warm_step: u64,
+    /// The next change (index, step) and the next step of the delay grid.
+    next_change: usize,
+    next_change_n: u64,
+    next_measure_n: u64,
 }
 
 /// A scheduled change of the model.
@@ -227,10 +235,15 @@ enum Change {
     Stop(usize),
 }
 
-/// The RTT and queueing-delay distributions are sampled every this many steps (a
-/// tenth of the shortest RTT at the default step): time-weighted, at a cost per step
-/// that does not show.
-const MEASURE_EVERY: u64 = 10;
+/// The RTT and queueing-delay distributions are sampled every this many steps (the
+/// shortest RTT at the default step): time-weighted, at a cost per step that does not
+/// show.
+const MEASURE_EVERY: u64 = 100;
+
+/// Steps of [from, to) at or after the first measured step `warm`.
+fn steps_in(from: u64, to: u64, warm: u64) -> u64 {
+    to.saturating_sub(from.max(warm))
+}
 
 /// A flow's route: (link, one-way propagation delay from the sender to its queue, s).
 type Route = Vec<(usize, f64)>;
@@ -294,6 +307,7 @@ impl Model {
                 grouper: EventGrouper::new(l.0, gap),
                 sojourn_hist: DelayHist::new(),
                 offered: 0.0,
+                cap_from: 0,
                 rate_changes: false,
                 qdelay_max: qmax / (rate_bps / 8.0),
             });
@@ -453,7 +467,22 @@ impl Model {
             rng: stream(seed, "fluid/sync"),
             probe,
             changes,
+            warm_step: 0,
+            next_change: 0,
+            next_change_n: u64::MAX,
+            next_measure_n: u64::MAX,
         };
+        let mut model = model;
+        // The loop's own test, t = n·dt ≥ warmup, so that the capacity offered counts
+        // exactly the steps whose departures are counted.
+        let mut w = ((model.warmup / dt).ceil().max(0.0)) as u64;
+        while w > 0 && (w - 1) as f64 * dt >= model.warmup {
+            w -= 1;
+        }
+        while (w as f64) * dt < model.warmup {
+            w += 1;
+        }
+        model.warm_step = w;
         Ok((model, routes))
     }
 
@@ -530,31 +559,31 @@ impl Model {
         let mut probe_at = probe_iv.filter(|&iv| iv <= end);
         let mut probe_at_s = probe_at.map_or(f64::INFINITY, |t| t.as_secs_f64());
         let mut samples = Vec::with_capacity(self.flows.len());
-        let mut next_change = 0usize;
-        let mut next_change_t = self.changes.first().map_or(f64::INFINITY, |c| c.0);
-        let mut measure_in = 0u64;
+        // Scheduled changes and the delay-distribution grid share one test per step:
+        // the next step at which either is due (handled out of line).
+        self.next_change_n = self.change_step(0);
+        self.next_measure_n = self.warm_step;
+        let mut next_cold = self.next_change_n.min(self.next_measure_n);
+        // A local: `cold_step` takes the model mutably, so a field would be reloaded
+        // on every step.
+        let warmup = self.warmup;
+        // One countdown per step serves the progress report, the changes and the
+        // delay grid: it runs out at the first step at which any of them is due.
+        let mut next_report = 0u64;
         for n in 0..self.steps {
             let t = n as f64 * dt;
-            let measuring = t >= self.warmup;
-            if t + 1e-12 >= next_change_t {
-                next_change = self.apply_changes(next_change, t);
-                next_change_t = self.changes.get(next_change).map_or(f64::INFINITY, |c| c.0);
-            }
-            if measuring {
-                if measure_in == 0 {
-                    measure_in = MEASURE_EVERY;
-                    self.measure_delays();
-                }
-                measure_in -= 1;
-                for l in self.links.iter_mut() {
-                    l.offered += l.cap * dt;
-                }
-            }
+            let measuring = t >= warmup;
             if countdown == 0 {
-                countdown = report_every;
-                if !progress(n as f64 / self.steps as f64) {
-                    return Err(RunError::Interrupted);
+                if n >= next_cold {
+                    next_cold = self.cold_step(n);
                 }
+                if n >= next_report {
+                    next_report = n + report_every;
+                    if !progress(n as f64 / self.steps as f64) {
+                        return Err(RunError::Interrupted);
+                    }
+                }
+                countdown = next_report.min(next_cold) - n;
             }
             countdown -= 1;
             for (d, l) in qdelay.iter_mut().zip(&self.links) {
@@ -600,15 +629,41 @@ impl Model {
         Ok(())
     }
 
-    /// Apply the changes due at `t`, from index `k`; the index of the next one.
+    /// The step at which change `k` applies (`u64::MAX`: none).
+    fn change_step(&self, k: usize) -> u64 {
+        self.changes.get(k).map_or(u64::MAX, |c| {
+            ((c.0 / self.dt) - 1e-9).ceil().max(0.0) as u64
+        })
+    }
+
+    /// At step `n`, the changes and the delay sample that are due; the next step at
+    /// which one is.
+    #[inline(never)]
+    fn cold_step(&mut self, n: u64) -> u64 {
+        if n >= self.next_change_n {
+            self.next_change = self.apply_changes(self.next_change, n, self.dt);
+            self.next_change_n = self.change_step(self.next_change);
+        }
+        if n >= self.next_measure_n {
+            self.measure_delays();
+            self.next_measure_n += MEASURE_EVERY;
+        }
+        self.next_change_n.min(self.next_measure_n)
+    }
+
+    /// Apply the changes due by step `n`, from index `k`; the index of the next one.
     #[cold]
-    fn apply_changes(&mut self, mut k: usize, t: f64) -> usize {
-        while let Some(&(at, ch)) = self.changes.get(k) {
-            if at > t + 1e-12 {
-                break;
-            }
+    fn apply_changes(&mut self, mut k: usize, n: u64, dt: f64) -> usize {
+        while k < self.changes.len() && self.change_step(k) <= n {
+            let ch = self.changes[k].1;
             match ch {
-                Change::Cap(l, c) => self.links[l].cap = c,
+                Change::Cap(l, c) => {
+                    let w = self.warm_step;
+                    let l = &mut self.links[l];
+                    l.offered += l.cap * dt * steps_in(l.cap_from, n, w) as f64;
+                    l.cap_from = n;
+                    l.cap = c;
+                }
                 Change::Limit(l, q) => self.links[l].qmax = q,
                 // Its rate is zero from now on (as before its start); what it sent
                 // drains through the history.
@@ -623,7 +678,8 @@ impl Model {
     /// steps in the window).
     #[cold]
     fn measure_delays(&mut self) {
-        let ps = |s: f64| (s * 1e12).round() as u64;
+        // Truncation to whole ps: one instruction, where rounding is a libm call.
+        let ps = |s: f64| (s * 1e12) as i64 as u64;
         for l in self.links.iter_mut() {
             if !l.flows.is_empty() {
                 l.sojourn_hist.add(ps(l.q / l.cap));
@@ -962,8 +1018,10 @@ impl Model {
             // The rate at the end of the run, as the packet engine reports it.
             r.rate_bps = l.cap * 8.0;
             if l.rate_changes {
+                let last =
+                    l.cap * self.dt * steps_in(l.cap_from, self.steps, self.warm_step) as f64;
                 r.capacity = Some(Capacity {
-                    offered_bits: l.offered * 8.0,
+                    offered_bits: (l.offered + last) * 8.0,
                     used_bits: l.departed * 8.0,
                     used_data_bits: l.departed * 8.0,
                 });
