@@ -468,3 +468,46 @@ buffer = "20pkt"
     assert_eq!(bn["queue_max_pkts"].as_f64().unwrap(), 20.0);
     assert_eq!(bn["buffer"], "20pkt");
 }
+
+#[test]
+fn fluid_delays_lie_between_propagation_and_a_full_buffer() {
+    // 20 Mb/s with a 100-packet buffer: a queueing delay of at most qmax/C = 60 ms.
+    // Every RTT sample lies in [prop, prop + qmax/C], every queueing delay in
+    // [0, qmax/C].
+    let o = must_run(
+        r#"
+engine = "fluid"
+duration = "60s"
+warmup = "10s"
+[topology]
+kind = "dumbbell"
+bottleneck_rate = "20Mbps"
+bottleneck_delay = "10ms"
+buffer = "100pkt"
+[[flows]]
+count = 4
+cc = "reno"
+rtt = "100ms"
+"#,
+    );
+    let bn = &o.summary["links"]["bottleneck"];
+    let qmax = 100.0 * 1500.0 * 8.0 / 20e6; // 60 ms
+    let p99 = bn["queue_delay_p99_s"].as_f64().unwrap();
+    let max = bn["queue_delay_max_s"].as_f64().unwrap();
+    assert!(
+        p99 > 0.0 && p99 <= max && max <= qmax + 1e-9,
+        "p99 {p99}, max {max}"
+    );
+    let prop = col(&o, "rtt_prop_s");
+    for (k, c) in ["rtt_min_s", "rtt_p50_s", "rtt_p99_s"].iter().enumerate() {
+        for (i, v) in col(&o, c).iter().enumerate() {
+            // 1/64 of histogram error on the percentiles.
+            let tol = if k == 0 { 1e-9 } else { v / 64.0 };
+            assert!(
+                *v >= prop[i] - tol && *v <= prop[i] + qmax + tol,
+                "flow {i} {c} {v}, prop {}",
+                prop[i]
+            );
+        }
+    }
+}
