@@ -66,7 +66,11 @@ impl DelayHist {
 
     /// Forget every value (the start of the measurement window).
     pub fn clear(&mut self) {
-        self.bins.fill(0);
+        // Untouched (no value lowered the minimum, raised the maximum or landed in
+        // bin 0): nothing to zero, which spares a run's many idle flows the fill.
+        if self.min_ps != u64::MAX || self.max_ps != 0 || self.bins[0] != 0 {
+            self.bins.fill(0);
+        }
         self.sum_ps = 0.0;
         self.min_ps = u64::MAX;
         self.max_ps = 0;
@@ -120,39 +124,53 @@ impl DelayHist {
             return DelaySummary::default();
         }
         let s = |ps: u64| ps as f64 / 1e12;
+        let [p50, p95, p99] = self.quantiles([0.50, 0.95, 0.99], n);
         DelaySummary {
             n,
             min: s(self.lowest()),
             mean: self.sum_ps / 1e12 / n as f64,
-            p50: self.quantile_of(0.50, n),
-            p95: self.quantile_of(0.95, n),
-            p99: self.quantile_of(0.99, n),
+            p50,
+            p95,
+            p99,
             max: s(self.max_ps),
         }
+    }
+
+    /// Nearest-rank quantiles `qs` (increasing) of `n` values, in one pass over the bins.
+    fn quantiles<const K: usize>(&self, qs: [f64; K], n: u64) -> [f64; K] {
+        let mut out = [f64::NAN; K];
+        if n == 0 {
+            return out;
+        }
+        let ranks = qs.map(|q| ((q * n as f64).ceil() as u64).clamp(1, n));
+        let (lo, hi) = (self.lowest() as f64 / 1e12, self.max_ps as f64 / 1e12);
+        let value = |i: usize| (midpoint(i) * (1u64 << UNIT_SHIFT) as f64 / 1e12).clamp(lo, hi);
+        let mut k = 0;
+        let mut seen = 0u64;
+        let mut next = ranks[0];
+        for (i, &c) in self.bins.iter().enumerate() {
+            seen += c as u64;
+            if seen >= next {
+                while k < K && seen >= ranks[k] {
+                    out[k] = value(i);
+                    k += 1;
+                }
+                if k == K {
+                    break;
+                }
+                next = ranks[k];
+            }
+        }
+        for o in out.iter_mut().skip(k) {
+            *o = value(BINS - 1);
+        }
+        out
     }
 
     /// The nearest-rank q-quantile (the smallest value with at least ⌈q·n⌉ values at or
     /// below it), as its bin's midpoint clamped to [min, max], seconds.
     pub fn quantile(&self, q: f64) -> f64 {
-        self.quantile_of(q, self.count())
-    }
-
-    fn quantile_of(&self, q: f64, n: u64) -> f64 {
-        if n == 0 {
-            return f64::NAN;
-        }
-        let rank = ((q * n as f64).ceil() as u64).clamp(1, n);
-        let mut seen = 0u64;
-        let mut at = BINS - 1;
-        for (i, &c) in self.bins.iter().enumerate() {
-            seen += c as u64;
-            if seen >= rank {
-                at = i;
-                break;
-            }
-        }
-        let v = midpoint(at) * (1u64 << UNIT_SHIFT) as f64 / 1e12;
-        v.clamp(self.lowest() as f64 / 1e12, self.max_ps as f64 / 1e12)
+        self.quantiles([q], self.count())[0]
     }
 }
 
