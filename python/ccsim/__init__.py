@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from importlib import metadata as _metadata
+from pathlib import Path
 from typing import Any
 
 from ccsim import _core
@@ -87,7 +88,7 @@ def validate(
     base_text, table = split_sweep_table(text, source)
     overrides = normalize_overrides(set)
     limit = _limit_text(memory_limit)
-    _core.validate(base_text, overrides, limit)
+    _core.validate(base_text, overrides, limit, _base_dir(source))
     if base_text is text:  # no [sweep] table
         return
     _, base, _, _, specs = sweep_plan(scenario, set=overrides)
@@ -147,10 +148,19 @@ def run(
         from ccsim._progress import LazyProgress
 
         with LazyProgress() as bar:
-            result = _core.run(text, overrides, bar, limit)
+            result = _core.run(text, overrides, bar, limit, _base_dir(source))
     else:
-        result = _core.run(text, overrides, progress if callable(progress) else None, limit)
+        callback = progress if callable(progress) else None
+        result = _core.run(text, overrides, callback, limit, _base_dir(source))
     return Run._from_core(result, _core.resolve(text, overrides), overrides)
+
+
+def _base_dir(source: str) -> str | None:
+    """The directory relative paths in a scenario (trace files) are taken from: its
+    file's, when *source* (from ``text_of``) names one; else the current one (None)."""
+    if source.startswith("<"):
+        return None
+    return str(Path(source).resolve().parent)
 
 
 def _limit_text(memory_limit: str | int | None) -> str | None:

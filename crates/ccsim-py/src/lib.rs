@@ -170,13 +170,14 @@ fn memory_limit(text: Option<&str>) -> PyResult<ccsim::MemoryLimit> {
 /// Run a scenario. `progress(fraction)` is called now and then; Ctrl-C interrupts.
 /// A scenario whose estimated memory is over `memory_limit` is refused before it runs.
 #[pyfunction]
-#[pyo3(signature = (scenario_toml, overrides=Vec::new(), progress=None, memory_limit=None))]
+#[pyo3(signature = (scenario_toml, overrides=Vec::new(), progress=None, memory_limit=None, base_dir=None))]
 fn run<'py>(
     py: Python<'py>,
     scenario_toml: &str,
     overrides: Vec<String>,
     progress: Option<PyObject>,
     memory_limit: Option<&str>,
+    base_dir: Option<std::path::PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let limit = self::memory_limit(memory_limit)?;
     let mut py_err: Option<PyErr> = None;
@@ -202,6 +203,7 @@ fn run<'py>(
         let opts = ccsim::run::RunOptions {
             pcap_dir: Some(dir.clone()),
             memory_limit: limit,
+            base_dir,
         };
         let r = catch_unwind(AssertUnwindSafe(|| {
             ccsim::run::run_with_options(scenario_toml, &overrides, &mut cb, &opts)
@@ -355,15 +357,16 @@ fn fluid_batch<'py>(
 /// out and route the network, resolve the buffers and build the engine. Returns the
 /// scenario text as it would run (overrides applied).
 #[pyfunction]
-#[pyo3(signature = (scenario_toml, overrides=Vec::new(), memory_limit=None))]
+#[pyo3(signature = (scenario_toml, overrides=Vec::new(), memory_limit=None, base_dir=None))]
 fn validate(
     scenario_toml: &str,
     overrides: Vec<String>,
     memory_limit: Option<&str>,
+    base_dir: Option<std::path::PathBuf>,
 ) -> PyResult<String> {
     let limit = self::memory_limit(memory_limit)?;
     scenario_call(|| {
-        ccsim::validate_with(scenario_toml, &overrides, limit)?;
+        ccsim::run::validate_in(scenario_toml, &overrides, limit, base_dir)?;
         ccsim::scenario::resolve(scenario_toml, &overrides)
     })
 }

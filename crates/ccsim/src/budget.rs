@@ -23,13 +23,17 @@ use crate::queue::Limit;
 use crate::scenario::{Engine, Scenario, TopologyKind};
 
 /// Resident bytes per flow of the packet engine: plan, sender, receiver, records and
-/// the flows table (measured ≈ 24 KB per idle flow at 100 000 and 300 000 flows).
-const FLOW_PACKET: f64 = 32.0 * 1024.0;
+/// the flows table (measured ≈ 24 KB per idle flow at 100 000 and 300 000 flows),
+/// plus its RTT histogram (`metrics::hist`, 4.5 KB).
+const FLOW_PACKET: f64 = 32.0 * 1024.0 + HIST;
 /// Per flow of the fluid engine, besides its history buffers (measured ≈ 4.4 KB with
-/// 200 history slots).
-const FLOW_FLUID: f64 = 6.0 * 1024.0;
-/// Per link (queue, pipe, statistics, plan).
-const LINK: f64 = 4.0 * 1024.0;
+/// 200 history slots), plus its RTT histogram.
+const FLOW_FLUID: f64 = 6.0 * 1024.0 + HIST;
+/// Per link (queue, pipe, statistics, plan; a reported link's queueing-delay
+/// histogram is counted with it, as every link might be one).
+const LINK: f64 = 4.0 * 1024.0 + HIST;
+/// One delay histogram (`metrics::hist::BINS` counters of 4 bytes).
+const HIST: f64 = (crate::metrics::hist::BINS * 4) as f64;
 /// Per point of the sampled series, from the engine's buffer to the Python data frame
 /// (22 bytes in Rust, then the table, the bytes handed over, numpy's copy and
 /// pandas'; measured ≈ 75).
@@ -38,9 +42,9 @@ const SERIES_POINT: f64 = 100.0;
 const DROP_ROW: f64 = 200.0;
 /// Series points per sample: per reported link (utilization, queue packets and
 /// bytes, drops, and the summary's RTT-normalized fairness) and per flow (throughput,
-/// cwnd, ssthresh).
+/// cwnd, ssthresh, srtt).
 const POINTS_PER_LINK: f64 = 5.0;
-const POINTS_PER_FLOW: f64 = 3.0;
+const POINTS_PER_FLOW: f64 = 4.0;
 
 /// One part of the estimate: the scenario field that drives it, what it is, bytes.
 #[derive(Clone, Debug, PartialEq)]
@@ -153,7 +157,11 @@ fn static_flows(sc: &Scenario) -> (String, f64) {
 /// gets a pool from its load, up to 100 000).
 fn stated_slots(sc: &Scenario) -> f64 {
     let t = &sc.topology;
-    let b_rate = t.bottleneck_rate.map_or(1.0, |r| r.0.as_f64());
+    let b_rate = t
+        .bottleneck_rate
+        .as_ref()
+        .and_then(|r| r.fixed())
+        .map_or(1.0, |r| r.as_f64());
     sc.workloads
         .iter()
         .map(|w| {

@@ -47,6 +47,52 @@ impl<'de> Deserialize<'de> for RateQ {
     }
 }
 
+/// A link's rate: a constant (`"100Mbps"`) or a Mahimahi delivery trace
+/// (`{ trace = "traces/cell.mahimahi" }`, relative to the scenario file).
+#[derive(Clone, Debug, PartialEq)]
+pub enum RateSpec {
+    Fixed(RateQ),
+    Trace(String),
+}
+
+impl RateSpec {
+    /// The constant rate, if it is one.
+    pub fn fixed(&self) -> Option<Rate> {
+        match self {
+            RateSpec::Fixed(r) => Some(r.0),
+            RateSpec::Trace(_) => None,
+        }
+    }
+    pub fn trace(&self) -> Option<&str> {
+        match self {
+            RateSpec::Fixed(_) => None,
+            RateSpec::Trace(t) => Some(t),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RateSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = toml::Value::deserialize(d)?;
+        match &v {
+            toml::Value::String(s) => Rate::parse(s)
+                .map(|r| RateSpec::Fixed(RateQ(r)))
+                .map_err(de::Error::custom),
+            toml::Value::Table(t) if t.len() == 1 && t.contains_key("trace") => match &t["trace"] {
+                toml::Value::String(s) if !s.is_empty() => Ok(RateSpec::Trace(s.clone())),
+                other => Err(de::Error::custom(format!(
+                    "trace: expected a file name like \"traces/cell.mahimahi\", got {}",
+                    value_text(other)
+                ))),
+            },
+            _ => Err(de::Error::custom(format!(
+                "expected a rate like \"100Mbps\" or {{ trace = \"file.mahimahi\" }}, got {}",
+                value_text(&v)
+            ))),
+        }
+    }
+}
+
 /// A size in bytes such as `"1460B"` or `"64KB"`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SizeQ(pub u64);

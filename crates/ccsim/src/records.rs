@@ -121,6 +121,21 @@ pub struct LinkRecord {
     /// The queue's own balance over the whole run (arrived = departed + dropped +
     /// stored), checked by the link that kept it.
     pub balance: QueueBalance,
+    /// The capacity over the window of a link whose rate is not one constant from
+    /// time 0 (a trace, a rate change); none: `rate_bps` × window.
+    pub capacity: Option<Capacity>,
+    /// Queueing delay (sojourn) of the packets that left the queue in the window
+    /// (packet engine), or of the time-weighted queue q/C (fluid); NaN: not measured.
+    pub sojourn: DelaySummary,
+}
+
+/// A link's capacity over the window, in bits: offered (∫ C dt), and used by the
+/// transmitter (all packets; data packets).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Capacity {
+    pub offered_bits: f64,
+    pub used_bits: f64,
+    pub used_data_bits: f64,
 }
 
 /// Counters of a link over the measurement window.
@@ -209,6 +224,9 @@ pub struct FlowRecord {
     /// A workload instance: its fair rate (bit/s) when it started and the hop of its
     /// data route that set it (ideal latency).
     pub fair_share: Option<(f64, u32)>,
+    /// RTT samples over the window: each new ACK's, as the sender takes them (packet
+    /// engine), or the model's RTT at every step (fluid, time-weighted).
+    pub rtt: DelaySummary,
 }
 
 /// Counters of a flow over the measurement window.
@@ -228,6 +246,32 @@ pub struct FlowCounts {
     pub ce_marks: f64,
     /// Seconds spent in loss recovery.
     pub recovery_s: f64,
+}
+
+/// A delay distribution's summary, seconds (NaN: no value).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DelaySummary {
+    pub n: u64,
+    pub min: f64,
+    pub mean: f64,
+    pub p50: f64,
+    pub p95: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+impl Default for DelaySummary {
+    fn default() -> Self {
+        DelaySummary {
+            n: 0,
+            min: f64::NAN,
+            mean: f64::NAN,
+            p50: f64::NAN,
+            p95: f64::NAN,
+            p99: f64::NAN,
+            max: f64::NAN,
+        }
+    }
 }
 
 /// What was dropped.
@@ -365,6 +409,9 @@ pub enum SeriesMetric {
     /// Per link: RTT-normalized Jain fairness of the interval's throughputs of the
     /// flows crossing it (study 001).
     JainRtt = 8,
+    /// Per flow: the sender's smoothed RTT (RFC 6298) at the sample time, s; no row
+    /// before its first RTT sample (fluid: the model's RTT, once the flow started).
+    Srtt = 9,
 }
 
 pub const SERIES_METRICS: &[&str] = &[
@@ -377,6 +424,7 @@ pub const SERIES_METRICS: &[&str] = &[
     "cov",
     "drops",
     "jain_rtt",
+    "srtt_s",
 ];
 pub const SERIES_ENTITIES: &[&str] = &["link", "flow"];
 

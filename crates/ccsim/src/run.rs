@@ -20,6 +20,9 @@ pub struct RunOptions {
     /// A scenario whose estimated memory is over this limit is refused before it
     /// runs (`budget`); default: `CCSIM_MEMORY_LIMIT`, else half of the machine's.
     pub memory_limit: MemoryLimit,
+    /// The scenario file's directory: relative trace paths are taken from it
+    /// (default: the current directory).
+    pub base_dir: Option<PathBuf>,
 }
 
 /// Parse scenario text, apply `path=value` overrides, run it.
@@ -44,7 +47,8 @@ pub fn run_with_options(
     progress: &mut dyn FnMut(f64) -> bool,
     opts: &RunOptions,
 ) -> Result<Output, RunError> {
-    let sc = parse(text, overrides)?;
+    let mut sc = parse(text, overrides)?;
+    sc.base_dir = opts.base_dir.clone();
     run_scenario_with(&sc, progress, opts)
 }
 
@@ -125,7 +129,18 @@ pub fn validate_with(
     overrides: &[String],
     memory_limit: MemoryLimit,
 ) -> Result<Scenario, ScenarioError> {
-    let sc = parse(text, overrides)?;
+    validate_in(text, overrides, memory_limit, None)
+}
+
+/// `validate_with`, relative trace paths taken from `base_dir`.
+pub fn validate_in(
+    text: &str,
+    overrides: &[String],
+    memory_limit: MemoryLimit,
+    base_dir: Option<PathBuf>,
+) -> Result<Scenario, ScenarioError> {
+    let mut sc = parse(text, overrides)?;
+    sc.base_dir = base_dir;
     memory_limit.check(&sc, None)?;
     let p = plan(&sc, sc.seed)?;
     memory_limit.check(&sc, Some(&p))?;

@@ -580,9 +580,10 @@ fn outputs_have_the_packet_engine_names() {
     for c in ["flow", "group", "cc", "direction", "goodput_bps"] {
         assert!(out.flows.get(c).is_some(), "{c}");
     }
-    // 300 s at 1 s: 300 samples × (4 link metrics × 2 links + 3 flow metrics), the
-    // fairness of the one link with flows at each sample, and a CoV every 5 s.
-    assert_eq!(out.series.rows(), 300 * (4 * 2 + 3) + 300 + 300 / 5);
+    // 300 s at 1 s: 300 samples × (4 link metrics × 2 links + 4 flow metrics: the
+    // flow starts at 0, so it has an RTT from the first sample), the fairness of the
+    // one link with flows at each sample, and a CoV every 5 s.
+    assert_eq!(out.series.rows(), 300 * (4 * 2 + 4) + 300 + 300 / 5);
     // Goodput ≈ utilization × rate × payload share.
     let g = out.get("flows.goodput_bps_total");
     let u = out.get("links.bottleneck.utilization");

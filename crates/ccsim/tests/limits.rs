@@ -77,7 +77,7 @@ fn a_huge_workload_pool_is_refused_before_it_is_laid_out() {
     );
     let t = std::time::Instant::now();
     let e = refused(&text, &[]);
-    assert!(e.contains("300022 series points"), "{e}"); // 100 000 slots × 3 + 22
+    assert!(e.contains("400026 series points"), "{e}"); // 100 000 slots × 4 + 26 (srtt_s: 4 per flow)
     assert!(
         t.elapsed() < std::time::Duration::from_secs(1),
         "{:?}",

@@ -338,9 +338,12 @@ fn every_example_scenario_runs_briefly() {
     names.sort();
     assert!(names.len() >= 7, "{names:?}");
     for p in names {
-        let text = std::fs::read_to_string(&p).expect("readable");
         let set = ["duration=\"2s\"".to_string(), "warmup=\"0s\"".to_string()];
-        let out = run(&text, &set).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        // From the file, so that a trace path is taken relative to it.
+        let sc = ccsim::scenario::parse_file(&p, &set)
+            .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        let out = ccsim::run::run_scenario(&sc, &mut |_| true)
+            .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
         assert_eq!(out.summary["conservation"]["ok"], true, "{}", p.display());
         assert!(out.summary["links"]
             .as_object()

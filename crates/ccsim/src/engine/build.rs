@@ -33,8 +33,11 @@ impl World {
                 stream(seed, &format!("link/{id}/loss")),
             );
             link.loss = lp.loss;
+            link.trace = lp.trace.clone();
+            link.update_slow();
             if lp.monitor {
                 link.monitor = true;
+                link.sojourn = Some(Box::new(crate::metrics::hist::DelayHist::new()));
                 // Number-in-system distribution for queueing validations.
                 let bins = match lp.limit {
                     Limit::Packets(n) => n.saturating_add(2).min(MAX_OCCUPANCY_BINS),
@@ -60,6 +63,7 @@ impl World {
                 p.rtt_prop,
                 p.size,
             );
+            fl.stop = p.stop;
             match p.owner {
                 Owner::Group(g) => fl.set_forced_drops(&sc.flows[g].drop_segments),
                 Owner::Workload(w, j) => fl.slot = Some((w as u32, j as u32)),
@@ -170,6 +174,8 @@ impl World {
             drops_unlogged: 0,
             pcap: None,
             last_drops: vec![0; nl],
+            link_changes: plan.events.clone(),
+            last_cap: vec![(0.0, 0.0); nl],
             templates: plan.templates.clone(),
             workloads,
             slot_ids: plan.workloads.iter().map(|w| w.slots.clone()).collect(),

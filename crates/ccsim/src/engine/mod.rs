@@ -46,6 +46,8 @@ pub struct Flow {
     pub cc_name: String,
     pub reverse: bool,
     pub start: Time,
+    /// When it stops sending, if it does.
+    pub stop: Option<Time>,
     /// Two-way propagation delay of the flow's path (no queueing, no serialization).
     pub rtt_prop: Time,
     pub size_bytes: Option<u64>,
@@ -103,6 +105,7 @@ impl Flow {
             cc_name,
             reverse,
             start,
+            stop: None,
             rtt_prop,
             size_bytes,
             started: false,
@@ -206,6 +209,8 @@ pub struct LinkSnap {
     pub busy: (u128, u128),
     /// The discipline's ECN marks so far.
     pub marks: u64,
+    /// `Link::capacity_at` then.
+    pub cap: (f64, f64, f64),
 }
 
 /// Which drops the engine keeps in its log (the events table).
@@ -280,6 +285,11 @@ pub struct World {
     fair_share_flows: Option<u32>,
     /// Per link: its buffer limit as the plan resolved it (`"42pkt"`).
     buffers: Vec<String>,
+    /// Scheduled link changes (`[[events]]`).
+    link_changes: Vec<crate::net::events::LinkChange>,
+    /// Per link: capacity offered and used at the last sample (links with a trace or
+    /// a rate change: their series utilization is against the capacity offered).
+    last_cap: Vec<(f64, f64)>,
     /// The scenario's name and seed, and what the plan resolved (for the records).
     name: String,
     seed: u64,
@@ -294,6 +304,14 @@ impl World {
             }
             let at = self.flows[i].start;
             self.events.schedule(at, Event::FlowStart(FlowId(i as u32)));
+            if let Some(stop) = self.flows[i].stop {
+                self.events
+                    .schedule(stop, Event::FlowStop(FlowId(i as u32)));
+            }
+        }
+        for k in 0..self.link_changes.len() {
+            let at = self.link_changes[k].at;
+            self.events.schedule(at, Event::LinkChange(k as u32));
         }
         for w in 0..self.workloads.len() {
             let mut acts = std::mem::take(&mut self.actions);
@@ -362,6 +380,8 @@ impl World {
             Event::Warmup => self.on_warmup(),
             Event::End => self.on_end(),
             Event::Pace(f, g) => self.on_pace(f, g),
+            Event::FlowStop(f) => self.on_flow_stop(f),
+            Event::LinkChange(k) => self.on_link_change(k),
         }
     }
 
@@ -586,10 +606,45 @@ impl World {
 
     fn on_flow_start(&mut self, f: FlowId) {
         let i = f.0 as usize;
+        if self.flows[i].sender.stopped {
+            return; // stopped before it started: it never sends
+        }
         self.flows[i].started = true;
         self.flows[i].sender.start(self.now, &mut self.out);
         self.sync_rto(i);
         self.inject_out();
+    }
+
+    #[cold]
+    fn on_flow_stop(&mut self, f: FlowId) {
+        self.flows[f.0 as usize].sender.stop();
+    }
+
+    /// A scheduled change of a link (`[[events]]`): its rate, delay, loss or buffer
+    /// from now on. Queue integrals are brought up to now first.
+    #[cold]
+    fn on_link_change(&mut self, k: u32) {
+        let now = self.now;
+        let ch = self.link_changes[k as usize].clone();
+        let link = &mut self.links[ch.link as usize];
+        link.account(now);
+        if let Some(r) = ch.rate {
+            link.set_rate(r, now);
+        }
+        if let Some(d) = ch.delay {
+            link.set_delay(d);
+        }
+        if let Some(p) = ch.loss {
+            link.set_loss(p);
+        }
+        if let Some(b) = ch.buffer {
+            let ok = link.queue.set_limit(b);
+            debug_assert!(
+                ok,
+                "the plan admits buffer changes of drop-tail queues only"
+            );
+            self.buffers[ch.link as usize] = crate::net::limit_text(b);
+        }
     }
 
     /// Make sure timer events are pending no later than the sender's RTO deadline
@@ -830,7 +885,17 @@ impl World {
             let link = &self.links[l.0 as usize];
             let (busy, _) = link.busy_at(now);
             let last = std::mem::replace(&mut self.last_busy[l.0 as usize], busy);
-            let util = (busy - last) as f64 / iv.0 as f64;
+            let mut util = (busy - last) as f64 / iv.0 as f64;
+            if link.dynamic() {
+                // Against the capacity offered in the interval, not rate × interval.
+                let (offered, used, _) = link.capacity_at(now);
+                let (o0, u0) = std::mem::replace(&mut self.last_cap[l.0 as usize], (offered, used));
+                util = if offered > o0 {
+                    (used - u0) / (offered - o0)
+                } else {
+                    0.0
+                };
+            }
             self.series
                 .push_link(t, l.0, SeriesMetric::Utilization, util);
             self.series.push_link(
@@ -860,6 +925,10 @@ impl World {
                 .push_flow(t, i as u32, SeriesMetric::Cwnd, fl.sender.cwnd());
             self.series
                 .push_flow(t, i as u32, SeriesMetric::Ssthresh, fl.sender.ssthresh());
+            // From the first RTT sample on (no row before: the series holds numbers).
+            if let Some(srtt) = fl.sender.rtt.srtt() {
+                self.series.push_flow(t, i as u32, SeriesMetric::Srtt, srtt);
+            }
         }
         if now + iv <= self.duration {
             self.events.schedule(now + iv, Event::Sample);
@@ -899,10 +968,15 @@ impl World {
                 c: link.c,
                 busy: link.busy_at(now),
                 marks: link.queue.marks(),
+                cap: link.capacity_at(now),
             };
+            if let Some(h) = &mut link.sojourn {
+                h.clear();
+            }
         }
         for fl in &mut self.flows {
             fl.snap = fl.counters();
+            fl.sender.rtt_samples.clear();
         }
     }
 

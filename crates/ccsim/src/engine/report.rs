@@ -3,8 +3,8 @@
 
 use super::World;
 use crate::records::{
-    Conservation, EngineKind, FlowCounts, FlowRecord, LinkCounts, LinkRecord, Records, RunInfo,
-    SourceRecord, WorkloadRecord,
+    Capacity, Conservation, EngineKind, FlowCounts, FlowRecord, LinkCounts, LinkRecord, Records,
+    RunInfo, SourceRecord, WorkloadRecord,
 };
 use crate::units::Time;
 
@@ -61,6 +61,7 @@ impl World {
             cov_windows: self.probe.cov_windows(i),
             convergence: self.probe.convergence(i),
             fair_share: None,
+            rtt: fl.sender.rtt_samples.summary(),
         }
     }
 
@@ -107,6 +108,26 @@ impl World {
             tx_pkts_total: l.c.tx_pkts as f64,
             crossers: self.crossers[li],
             balance: l.balance(),
+            capacity: l.dynamic().then(|| {
+                let (o, u, ud) = l.capacity_at(self.now);
+                Capacity {
+                    offered_bits: o - s.cap.0,
+                    used_bits: u - s.cap.1,
+                    used_data_bits: ud - s.cap.2,
+                }
+            }),
+            sojourn: l
+                .sojourn
+                .as_ref()
+                .map(|h| {
+                    // The packets that found the link idle waited 0 (not added one
+                    // by one: they are the window's departures the histogram lacks).
+                    let mut h = (**h).clone();
+                    let departed = l.c.dequeued - s.c.dequeued;
+                    h.add_zeros(departed.saturating_sub(h.count()));
+                    h.summary()
+                })
+                .unwrap_or_default(),
         }
     }
 

@@ -14,6 +14,7 @@ pub mod sync;
 
 use crate::cc::{fluid_law, AnyFluidLaw, FluidLaw};
 use crate::error::{RunError, ScenarioError};
+use crate::metrics::hist::DelayHist;
 use crate::metrics::probe::{Probe, ProbeConfig, ProbeSample};
 use crate::metrics::sync::{default_gap, EventGrouper};
 use crate::net::{limit_text, Owner, Plan};
@@ -21,8 +22,8 @@ use crate::queue::red::{Red, RedConfig, RedMode};
 use crate::queue::{Limit, QueueSpec};
 use crate::random::{stream, Rng};
 use crate::records::{
-    EngineKind, FlowCounts, FlowRecord, LinkCounts, LinkRecord, QueueBalance, Records, RunInfo,
-    SeriesBuf, SeriesMetric,
+    Capacity, EngineKind, FlowCounts, FlowRecord, LinkCounts, LinkRecord, QueueBalance, Records,
+    RunInfo, SeriesBuf, SeriesMetric,
 };
 use crate::scenario::fluid::{FluidSpec, Level, Policy};
 use crate::scenario::Scenario;
@@ -136,6 +137,8 @@ struct FlowM {
     /// Bytes (on the wire) accepted at the last queue since the start: the CoV
     /// probe's counter.
     delivered_total: f64,
+    /// The RTT on the measurement grid (`MEASURE_EVERY` steps), from warmup on.
+    rtt_hist: DelayHist,
 }
 
 #[derive(Clone)]
@@ -182,6 +185,16 @@ struct LinkM {
     sample_dropped: f64,
     /// Congestion events at this queue (the metric, as the packet engine groups them).
     grouper: EventGrouper,
+    /// Queueing delay q/C on the measurement grid, from warmup on (time-weighted).
+    sojourn_hist: DelayHist,
+    /// Capacity offered over the window before the current capacity's epoch, bytes,
+    /// and the step that epoch began; the rate changed during the run.
+    offered: f64,
+    cap_from: u64,
+    rate_changes: bool,
+    /// The longest queueing delay the run can see (largest limit over the smallest
+    /// capacity, events included): sizes the loss calendars.
+    qdelay_max: f64,
 }
 
 struct Model {
@@ -201,6 +214,35 @@ struct Model {
     rng: Rng,
     /// The CoV and convergence probe (as in the packet engine).
     probe: Probe,
+    /// Scheduled changes (`[[events]]`, flow stops), in time order.
+    changes: Vec<(f64, Change)>,
+    /// The first step in the measurement window (t = n·dt ≥ warmup).
+    warm_step: u64,
+    /// The next change (index, step) and the next step of the delay grid.
+    next_change: usize,
+    next_change_n: u64,
+    next_measure_n: u64,
+}
+
+/// A scheduled change of the model.
+#[derive(Clone, Copy, Debug)]
+enum Change {
+    /// A link (model index) gets a new capacity, bytes/s.
+    Cap(usize, f64),
+    /// A link gets a new buffer limit, bytes.
+    Limit(usize, f64),
+    /// A flow stops sending.
+    Stop(usize),
+}
+
+/// The RTT and queueing-delay distributions are sampled every this many steps (the
+/// shortest RTT at the default step): time-weighted, at a cost per step that does not
+/// show.
+const MEASURE_EVERY: u64 = 100;
+
+/// Steps of [from, to) at or after the first measured step `warm`.
+fn steps_in(from: u64, to: u64, warm: u64) -> u64 {
+    to.saturating_sub(from.max(warm))
 }
 
 /// A flow's route: (link, one-way propagation delay from the sender to its queue, s).
@@ -263,6 +305,11 @@ impl Model {
                 sample_departed: 0.0,
                 sample_dropped: 0.0,
                 grouper: EventGrouper::new(l.0, gap),
+                sojourn_hist: DelayHist::new(),
+                offered: 0.0,
+                cap_from: 0,
+                rate_changes: false,
+                qdelay_max: qmax / (rate_bps / 8.0),
             });
         }
         let mut flows = Vec::with_capacity(plan.flows.len());
@@ -328,8 +375,57 @@ impl Model {
                 first_drop_cwnd: f64::NAN,
                 sample_accepted: 0.0,
                 delivered_total: 0.0,
+                rtt_hist: DelayHist::new(),
             });
         }
+        // Scheduled changes: link events on modelled links (the scenario check refused
+        // delay and loss changes), and flow stops.
+        let mut changes: Vec<(f64, Change)> = Vec::new();
+        for ch in &plan.events {
+            let k = fluid_of[ch.link as usize];
+            if k == usize::MAX {
+                return Err(ScenarioError(format!(
+                    "engine = \"fluid\" models only the topology's reported links; link \"{}\" of an event is not one of them",
+                    plan.links[ch.link as usize].name
+                )));
+            }
+            let at = ch.at.as_secs_f64();
+            let l = &mut links[k];
+            if let Some(r) = ch.rate {
+                changes.push((at, Change::Cap(k, r.as_f64() / 8.0)));
+                l.rate_changes = true;
+            }
+            if let Some(b) = ch.buffer {
+                let q = match b {
+                    Limit::Packets(n) => n as f64 * l.pkt,
+                    Limit::Bytes(b) => b as f64,
+                };
+                changes.push((at, Change::Limit(k, q)));
+            }
+        }
+        for l in links.iter_mut() {
+            let k = l.id;
+            let caps = plan.events.iter().filter(|c| c.link == k);
+            let min_cap = caps
+                .clone()
+                .filter_map(|c| c.rate)
+                .map(|r| r.as_f64() / 8.0)
+                .fold(l.cap, f64::min);
+            let max_q = caps
+                .filter_map(|c| c.buffer)
+                .map(|b| match b {
+                    Limit::Packets(n) => n as f64 * l.pkt,
+                    Limit::Bytes(b) => b as f64,
+                })
+                .fold(l.qmax, f64::max);
+            l.qdelay_max = max_q / min_cap;
+        }
+        for (i, p) in plan.flows.iter().enumerate() {
+            if let Some(t) = p.stop {
+                changes.push((t.as_secs_f64(), Change::Stop(i)));
+            }
+        }
+        changes.sort_by(|a, b| a.0.total_cmp(&b.0));
         let min_rtt = flows.iter().map(|f| f.prop).fold(f64::INFINITY, f64::min);
         let dt = step_for(
             sc.fluid.as_ref(),
@@ -370,7 +466,23 @@ impl Model {
             sync_gap: sc.metrics.sync_gap.map(|d| d.0.as_secs_f64()),
             rng: stream(seed, "fluid/sync"),
             probe,
+            changes,
+            warm_step: 0,
+            next_change: 0,
+            next_change_n: u64::MAX,
+            next_measure_n: u64::MAX,
         };
+        let mut model = model;
+        // The loop's own test, t = n·dt ≥ warmup, so that the capacity offered counts
+        // exactly the steps whose departures are counted.
+        let mut w = ((model.warmup / dt).ceil().max(0.0)) as u64;
+        while w > 0 && (w - 1) as f64 * dt >= model.warmup {
+            w -= 1;
+        }
+        while (w as f64) * dt < model.warmup {
+            w += 1;
+        }
+        model.warm_step = w;
         Ok((model, routes))
     }
 
@@ -399,7 +511,7 @@ impl Model {
             let l = &mut self.links[li];
             let steps = (up / dt).round() as usize;
             max_up = max_up.max(steps);
-            max_q_delay += l.qmax / l.cap;
+            max_q_delay += l.qdelay_max;
             l.flows.push(i);
             l.up_steps.push(steps);
             l.up_s.push(up);
@@ -447,14 +559,31 @@ impl Model {
         let mut probe_at = probe_iv.filter(|&iv| iv <= end);
         let mut probe_at_s = probe_at.map_or(f64::INFINITY, |t| t.as_secs_f64());
         let mut samples = Vec::with_capacity(self.flows.len());
+        // Scheduled changes and the delay-distribution grid share one test per step:
+        // the next step at which either is due (handled out of line).
+        self.next_change_n = self.change_step(0);
+        self.next_measure_n = self.warm_step;
+        let mut next_cold = self.next_change_n.min(self.next_measure_n);
+        // A local: `cold_step` takes the model mutably, so a field would be reloaded
+        // on every step.
+        let warmup = self.warmup;
+        // One countdown per step serves the progress report, the changes and the
+        // delay grid: it runs out at the first step at which any of them is due.
+        let mut next_report = 0u64;
         for n in 0..self.steps {
             let t = n as f64 * dt;
-            let measuring = t >= self.warmup;
+            let measuring = t >= warmup;
             if countdown == 0 {
-                countdown = report_every;
-                if !progress(n as f64 / self.steps as f64) {
-                    return Err(RunError::Interrupted);
+                if n >= next_cold {
+                    next_cold = self.cold_step(n);
                 }
+                if n >= next_report {
+                    next_report = n + report_every;
+                    if !progress(n as f64 / self.steps as f64) {
+                        return Err(RunError::Interrupted);
+                    }
+                }
+                countdown = next_report.min(next_cold) - n;
             }
             countdown -= 1;
             for (d, l) in qdelay.iter_mut().zip(&self.links) {
@@ -498,6 +627,69 @@ impl Model {
         }
         progress(1.0);
         Ok(())
+    }
+
+    /// The step at which change `k` applies (`u64::MAX`: none).
+    fn change_step(&self, k: usize) -> u64 {
+        self.changes.get(k).map_or(u64::MAX, |c| {
+            ((c.0 / self.dt) - 1e-9).ceil().max(0.0) as u64
+        })
+    }
+
+    /// At step `n`, the changes and the delay sample that are due; the next step at
+    /// which one is.
+    #[inline(never)]
+    fn cold_step(&mut self, n: u64) -> u64 {
+        if n >= self.next_change_n {
+            self.next_change = self.apply_changes(self.next_change, n, self.dt);
+            self.next_change_n = self.change_step(self.next_change);
+        }
+        if n >= self.next_measure_n {
+            self.measure_delays();
+            self.next_measure_n += MEASURE_EVERY;
+        }
+        self.next_change_n.min(self.next_measure_n)
+    }
+
+    /// Apply the changes due by step `n`, from index `k`; the index of the next one.
+    #[cold]
+    fn apply_changes(&mut self, mut k: usize, n: u64, dt: f64) -> usize {
+        while k < self.changes.len() && self.change_step(k) <= n {
+            let ch = self.changes[k].1;
+            match ch {
+                Change::Cap(l, c) => {
+                    let w = self.warm_step;
+                    let l = &mut self.links[l];
+                    l.offered += l.cap * dt * steps_in(l.cap_from, n, w) as f64;
+                    l.cap_from = n;
+                    l.cap = c;
+                }
+                Change::Limit(l, q) => self.links[l].qmax = q,
+                // Its rate is zero from now on (as before its start); what it sent
+                // drains through the history.
+                Change::Stop(i) => self.flows[i].start = f64::INFINITY,
+            }
+            k += 1;
+        }
+        k
+    }
+
+    /// One point of the RTT and queueing-delay distributions (every `MEASURE_EVERY`
+    /// steps in the window).
+    #[cold]
+    fn measure_delays(&mut self) {
+        // Truncation to whole ps: one instruction, where rounding is a libm call.
+        let ps = |s: f64| (s * 1e12) as i64 as u64;
+        for l in self.links.iter_mut() {
+            if !l.flows.is_empty() {
+                l.sojourn_hist.add(ps(l.q / l.cap));
+            }
+        }
+        for f in self.flows.iter_mut() {
+            if f.started && f.start.is_finite() {
+                f.rtt_hist.add(ps(f.rtt));
+            }
+        }
     }
 
     #[inline]
@@ -760,6 +952,9 @@ impl Model {
             s.push_flow(t, f.id, SeriesMetric::Throughput, b * 8.0 / iv);
             s.push_flow(t, f.id, SeriesMetric::Cwnd, f.w);
             s.push_flow(t, f.id, SeriesMetric::Ssthresh, f.ssthresh);
+            if f.started {
+                s.push_flow(t, f.id, SeriesMetric::Srtt, f.rtt);
+            }
         }
     }
 }
@@ -819,6 +1014,18 @@ impl Model {
                 // ECN marking under engine = "fluid").
                 ecn_marks: 0.0,
             };
+            r.sojourn = l.sojourn_hist.summary();
+            // The rate at the end of the run, as the packet engine reports it.
+            r.rate_bps = l.cap * 8.0;
+            if l.rate_changes {
+                let last =
+                    l.cap * self.dt * steps_in(l.cap_from, self.steps, self.warm_step) as f64;
+                r.capacity = Some(Capacity {
+                    offered_bits: (l.offered + last) * 8.0,
+                    used_bits: l.departed * 8.0,
+                    used_data_bits: l.departed * 8.0,
+                });
+            }
             r.queue_max_pkts = l.q_max / pkt;
             r.queue_max_bytes = l.q_max;
             r.tx_pkts_total = l.departed_all / pkt;
@@ -871,6 +1078,7 @@ impl Model {
                     cov_windows: probe.cov_windows(i),
                     convergence: probe.convergence(i),
                     fair_share: None,
+                    rtt: f.rtt_hist.summary(),
                 }
             })
             .collect();

@@ -5,6 +5,7 @@
 pub mod convergence;
 pub mod cov;
 pub mod fairness;
+pub mod hist;
 pub mod latency;
 pub mod probe;
 pub mod stats;

@@ -7,6 +7,7 @@
 //! Routes are computed once, at build time, into link-id vectors (`World::paths`);
 //! forwarding a packet is an index into its path, never a lookup.
 
+use super::trace::Trace;
 use crate::quantity::BufferSpec;
 use crate::queue::{Limit, QueueSpec};
 use crate::scenario::topology::node_index;
@@ -45,6 +46,8 @@ pub struct LinkPlan {
     pub buffer: BufferPlan,
     pub loss: f64,
     pub monitor: bool,
+    /// A Mahimahi trace sets the capacity (`rate` is then its mean).
+    pub trace: Option<std::sync::Arc<Trace>>,
 }
 
 /// Nodes and directed links, in id order.
@@ -181,6 +184,23 @@ impl<'a> Router<'a> {
     }
 }
 
+/// Read the trace file `file` of the field at `path`, relative to the scenario's
+/// directory (`Scenario::base_dir`; the current directory when it has none).
+pub fn load_trace(
+    sc: &Scenario,
+    file: &str,
+    path: &str,
+) -> Result<std::sync::Arc<Trace>, ScenarioError> {
+    let f = std::path::Path::new(file);
+    let full = match &sc.base_dir {
+        Some(d) if f.is_relative() => d.join(f),
+        _ => f.to_path_buf(),
+    };
+    Trace::load(&full)
+        .map(std::sync::Arc::new)
+        .map_err(|e| ScenarioError::at(path, e))
+}
+
 /// Lay out a `kind = "graph"` topology: nodes as listed, then each link's forward
 /// and (duplex) reverse direction in list order.
 pub fn graph_net(sc: &Scenario) -> Result<Net, ScenarioError> {
@@ -202,6 +222,14 @@ pub fn graph_net(sc: &Scenario) -> Result<Net, ScenarioError> {
             Some(n) => format!("{n}_rev"),
             None => format!("{}-{}", ls.to, ls.from),
         });
+        let trace = match ls.rate.trace() {
+            Some(file) => Some(load_trace(sc, file, &format!("{p}.rate.trace"))?),
+            None => None,
+        };
+        let rate = match &trace {
+            Some(tr) => tr.mean_rate(),
+            None => ls.rate.fixed().unwrap_or(Rate(0)),
+        };
         let buffer = ls.buffer.or(t.buffer).ok_or_else(|| {
             ScenarioError::at(
                 &format!("{p}.buffer"),
@@ -215,7 +243,7 @@ pub fn graph_net(sc: &Scenario) -> Result<Net, ScenarioError> {
             name,
             from,
             to,
-            rate: ls.rate.0,
+            rate,
             delay: ls.delay.0,
             queue: queue.clone(),
             buffer: BufferPlan::Rule {
@@ -226,13 +254,14 @@ pub fn graph_net(sc: &Scenario) -> Result<Net, ScenarioError> {
             },
             loss: ls.loss,
             monitor: ls.monitor,
+            trace,
         });
         if ls.duplex {
             net.add_link(LinkPlan {
                 name: rev_name,
                 from: to,
                 to: from,
-                rate: ls.reverse_rate.map_or(ls.rate.0, |r| r.0),
+                rate: ls.reverse_rate.map_or(rate, |r| r.0),
                 delay: ls.delay.0,
                 queue: ls.reverse_queue.clone().unwrap_or(queue),
                 buffer: BufferPlan::Rule {
@@ -250,6 +279,7 @@ pub fn graph_net(sc: &Scenario) -> Result<Net, ScenarioError> {
                 },
                 loss: ls.reverse_loss,
                 monitor: ls.monitor,
+                trace: None,
             });
         }
     }
@@ -322,6 +352,7 @@ mod tests {
             buffer: BufferPlan::Limit(Limit::Packets(10)),
             loss: 0.0,
             monitor: false,
+            trace: None,
         }
     }
 

@@ -4,6 +4,8 @@
 //! schedules what it says; the counts, the queue-length integrals and the per-queue
 //! conservation (arrived = departed + dropped + stored) are kept here.
 
+use super::trace::Trace;
+use crate::metrics::hist::DelayHist;
 use crate::packet::{Packet, PktKind};
 use crate::queue::{DropReason, Drops, Queue, QueueCtx};
 use crate::random::Rng;
@@ -25,6 +27,9 @@ pub struct LinkCounters {
     pub tx_pkts: u64,
     pub tx_bytes: u64,
     pub tx_data_pkts: u64,
+    /// Bytes of data packets (everything but ACKs) transmitted; kept on trace-driven
+    /// links only (their data utilization).
+    pub tx_data_bytes: u64,
     /// Picoseconds the transmitter was busy (all packets / data packets only).
     pub busy_ps: u128,
     pub busy_data_ps: u128,
@@ -67,6 +72,24 @@ pub struct Link {
     /// Maxima since the last reset (the warmup).
     pub max_pkts: usize,
     pub max_bytes: u64,
+    /// Sojourn times of the packets leaving the queue (reported links only); those
+    /// that found the link idle waited 0 and are not added one by one (the report
+    /// counts them from `dequeued`).
+    pub sojourn: Option<Box<DelayHist>>,
+    /// A Mahimahi trace sets the capacity (`rate` is its mean).
+    pub trace: Option<std::sync::Arc<Trace>>,
+    /// Capacity bookkeeping across rate changes (`set_rate`): bits offered and bits
+    /// of capacity used (all, data) before the current rate's epoch, and the epoch's
+    /// start with the busy time then. Untouched on a link whose rate never changes.
+    cap_offered: f64,
+    cap_used: (f64, f64),
+    epoch_start: Time,
+    epoch_busy: (u128, u128),
+    /// The delay was cut while packets propagated: keep the pipe in order.
+    delay_cut: bool,
+    /// `start_tx` takes the slow path: wire loss, a trace or a delay cut (`update_slow`
+    /// after changing `loss` or `trace`).
+    slow: bool,
 }
 
 impl Link {
@@ -100,7 +123,74 @@ impl Link {
             nsys_hist: Vec::new(),
             max_pkts: 0,
             max_bytes: 0,
+            sojourn: None,
+            trace: None,
+            cap_offered: 0.0,
+            cap_used: (0.0, 0.0),
+            epoch_start: Time::ZERO,
+            epoch_busy: (0, 0),
+            delay_cut: false,
+            slow: false,
         }
+    }
+
+    /// The link's capacity is not one constant rate from time 0 (a trace, or a rate
+    /// change): utilization is then measured against the capacity offered.
+    pub fn dynamic(&self) -> bool {
+        self.trace.is_some() || self.epoch_start > Time::ZERO
+    }
+
+    /// Bits of capacity offered from time 0 to `now`, and bits of it used by the
+    /// transmitter (all packets, data packets). For a constant rate: rate × time and
+    /// rate × busy time.
+    pub fn capacity_at(&self, now: Time) -> (f64, f64, f64) {
+        let busy = self.busy_at(now);
+        if let Some(tr) = &self.trace {
+            // A transmission uses exactly its packet's bytes of the trace's capacity:
+            // what started, less what the current one has still to send.
+            let left = if now < self.busy_until {
+                tr.offered_bits(self.busy_until) - tr.offered_bits(now)
+            } else {
+                0.0
+            };
+            let sent = self.c.tx_bytes as f64 * 8.0;
+            let data = self.c.tx_data_bytes as f64 * 8.0;
+            let data_left = if self.cur_is_data { left } else { 0.0 };
+            return (tr.offered_bits(now), sent - left, data - data_left);
+        }
+        let r = self.rate.as_f64();
+        let ps = |x: u128| x as f64 * 1e-12;
+        (
+            self.cap_offered + r * ps((now - self.epoch_start).0 as u128),
+            self.cap_used.0 + r * ps(busy.0 - self.epoch_busy.0),
+            self.cap_used.1 + r * ps(busy.1 - self.epoch_busy.1),
+        )
+    }
+
+    /// A new rate from `now` (`[[events]]`). A packet in transmission keeps the time
+    /// its rate gave it; the capacity before `now` is kept at the old rate.
+    pub fn set_rate(&mut self, rate: Rate, now: Time) {
+        let (offered, used, used_data) = self.capacity_at(now);
+        self.cap_offered = offered;
+        self.cap_used = (used, used_data);
+        self.epoch_start = now;
+        self.epoch_busy = self.busy_at(now);
+        self.rate = rate;
+    }
+
+    /// A new propagation delay for the packets sent from now on.
+    pub fn set_delay(&mut self, delay: Time) {
+        if delay < self.delay {
+            self.delay_cut = true;
+        }
+        self.delay = delay;
+        self.update_slow();
+    }
+
+    /// A new wire loss probability from now on.
+    pub fn set_loss(&mut self, p: f64) {
+        self.loss = p;
+        self.update_slow();
     }
 
     /// Integrate queue length and the number in system up to `now`. Call before
@@ -148,7 +238,39 @@ impl Link {
         if self.cur_is_data {
             self.c.busy_data_ps += prev;
         }
+        // Wire loss, a trace, a delay cut: one flag, tested where the loss test was,
+        // so that a plain link pays nothing for the others.
+        if self.slow {
+            return self.start_tx_slow(pkt, now);
+        }
         let tx = self.rate.tx_time(pkt.size as u64);
+        self.cur_start = now;
+        self.busy_until = now + tx;
+        self.cur_is_data = pkt.kind != PktKind::Ack;
+        self.c.tx_pkts += 1;
+        self.c.tx_bytes += pkt.size as u64;
+        if pkt.is_data() {
+            self.c.tx_data_pkts += 1;
+        }
+        pkt.hop += 1;
+        let at = self.busy_until + self.delay;
+        let was_empty = self.pipe.is_empty();
+        self.pipe.push_back((at, pkt));
+        Ok(was_empty.then_some(at))
+    }
+
+    /// `start_tx` on a link with wire loss, a trace, or a delay that was cut.
+    #[inline(never)]
+    fn start_tx_slow(&mut self, mut pkt: Packet, now: Time) -> Result<Option<Time>, Packet> {
+        let tx = match &self.trace {
+            None => self.rate.tx_time(pkt.size as u64),
+            Some(tr) => {
+                if pkt.kind != PktKind::Ack {
+                    self.c.tx_data_bytes += pkt.size as u64;
+                }
+                tr.finish(now, pkt.size as u64) - now
+            }
+        };
         self.cur_start = now;
         self.busy_until = now + tx;
         self.cur_is_data = pkt.kind != PktKind::Ack;
@@ -162,10 +284,20 @@ impl Link {
             return Err(pkt);
         }
         pkt.hop += 1;
-        let at = self.busy_until + self.delay;
+        let mut at = self.busy_until + self.delay;
+        // FIFO after a delay cut: the pipe schedules only its head, so no packet may
+        // arrive before one sent earlier.
+        if let Some(&(last, _)) = self.pipe.back() {
+            at = at.max(last);
+        }
         let was_empty = self.pipe.is_empty();
         self.pipe.push_back((at, pkt));
         Ok(was_empty.then_some(at))
+    }
+
+    /// Recompute the slow-path flag after changing `loss`, `trace` or the delay.
+    pub fn update_slow(&mut self) {
+        self.slow = self.loss > 0.0 || self.trace.is_some() || self.delay_cut;
     }
 
     /// A packet reaches the link's input at `now` (the transmitter was freed first if
@@ -233,7 +365,11 @@ impl Link {
         self.txdone_pending = false;
         self.account(now);
         let pkt = self.queue.dequeue(cx)?;
-        self.c.sojourn_ps += (now - pkt.enq_at).0 as u128;
+        let waited = (now - pkt.enq_at).0;
+        self.c.sojourn_ps += waited as u128;
+        if let Some(h) = &mut self.sojourn {
+            h.add_max(waited);
+        }
         self.c.dequeued += 1;
         Some(pkt)
     }

@@ -2,9 +2,11 @@
 //! the graph every topology lays out with its static routes, and the plan of a
 //! scenario's network and flows that both engines build from.
 
+pub mod events;
 pub mod graph;
 pub mod link;
 pub mod topology;
+pub mod trace;
 
 pub use link::{Link, LinkCounters};
 pub use topology::{

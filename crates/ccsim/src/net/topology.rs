@@ -309,7 +309,15 @@ fn chain_layout(sc: &Scenario, seed: u64) -> Result<Layout, ScenarioError> {
     } else {
         t.middle_links.unwrap_or(1)
     };
-    let b_rate = t.rate();
+    let trace = match t.bottleneck_rate.as_ref().and_then(|r| r.trace()) {
+        Some(file) => Some(super::graph::load_trace(
+            sc,
+            file,
+            "topology.bottleneck_rate.trace",
+        )?),
+        None => None,
+    };
+    let b_rate = trace.as_ref().map_or(t.rate(), |tr| tr.mean_rate());
     let b_delay = t.delay();
     let a_rate = t
         .access_rate
@@ -336,6 +344,8 @@ fn chain_layout(sc: &Scenario, seed: u64) -> Result<Layout, ScenarioError> {
         };
         let fwd = net.links.len();
         for (name, from, to, loss) in [(f, j - 1, j, t.loss), (r, j, j - 1, t.reverse_loss)] {
+            // A trace drives the forward direction; the reverse runs at its mean rate.
+            let trace = if from < to { trace.clone() } else { None };
             let id = net.add_link(LinkPlan {
                 name,
                 from,
@@ -351,6 +361,7 @@ fn chain_layout(sc: &Scenario, seed: u64) -> Result<Layout, ScenarioError> {
                 },
                 loss,
                 monitor: true,
+                trace,
             });
             monitored.push(id);
         }
@@ -384,6 +395,7 @@ fn chain_layout(sc: &Scenario, seed: u64) -> Result<Layout, ScenarioError> {
                 buffer: access_buffer.clone(),
                 loss: 0.0,
                 monitor: false,
+                trace: None,
             });
         }
         (hs, hd)
@@ -604,6 +616,8 @@ pub struct PlannedLink {
     /// One of the topology's reported links (a dumbbell's bottleneck pair, a graph
     /// link with `monitor`): its queue-occupancy distribution is kept.
     pub monitor: bool,
+    /// A Mahimahi trace sets its capacity (`rate` is the trace's mean).
+    pub trace: Option<std::sync::Arc<super::trace::Trace>>,
     /// Mean packet size (bytes on the wire) of the flows its buffer rule is based
     /// on: the unit of a packet limit in the fluid engine.
     pub packet_size: f64,
@@ -617,8 +631,11 @@ pub struct PlannedFlow {
     pub group: String,
     pub cc: String,
     pub reverse: bool,
-    /// Start time (`Time::MAX` for a workload slot: its workload starts it).
+    /// Start time (`Time::MAX` for a workload slot: its workload starts it); a group
+    /// started by an event starts at the event plus its own `start`.
     pub start: Time,
+    /// When it stops sending (`flows[i].stop`, a stop event of its group).
+    pub stop: Option<Time>,
     pub size: Option<u64>,
     /// Indices into `Plan::paths`: data src→dst, ACKs dst→src.
     pub data_path: u32,
@@ -671,6 +688,8 @@ pub struct Plan {
     pub info: BuildInfo,
     /// Per link: how many flows' (and slots') data routes cross it.
     pub crossers: Vec<u32>,
+    /// Scheduled link changes (`[[events]]`), in scenario order.
+    pub events: Vec<super::events::LinkChange>,
 }
 
 /// Lay out, route and size a scenario's network (both engines start here), drawing
@@ -843,6 +862,7 @@ fn assemble(sc: &Scenario, lay: Layout) -> Result<Plan, ScenarioError> {
             limit,
             loss: lp.loss,
             monitor: false,
+            trace: lp.trace.clone(),
             packet_size,
         })
         .collect();
@@ -864,12 +884,17 @@ fn assemble(sc: &Scenario, lay: Layout) -> Result<Plan, ScenarioError> {
                 )
             }
         };
+        let (start, stop) = match p.owner {
+            Owner::Group(g) => super::events::group_times(sc, g, p.start),
+            Owner::Workload(..) => (p.start, None),
+        };
         flows.push(PlannedFlow {
             owner: p.owner,
             group,
             cc,
             reverse: p.reverse,
-            start: p.start,
+            start,
+            stop,
             size: p.size,
             data_path,
             ack_path,
@@ -947,7 +972,17 @@ fn assemble(sc: &Scenario, lay: Layout) -> Result<Plan, ScenarioError> {
             crossers[l.0 as usize] += 1;
         }
     }
+    let facts: Vec<super::events::LinkFacts> = links
+        .iter()
+        .map(|l| super::events::LinkFacts {
+            name: &l.name,
+            traced: l.trace.is_some(),
+            queue: &l.queue,
+        })
+        .collect();
+    let events = super::events::link_changes(sc, &facts)?;
     Ok(Plan {
+        events,
         links,
         paths,
         flows,

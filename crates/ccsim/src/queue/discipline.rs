@@ -103,6 +103,11 @@ pub trait Queue: Send {
         self.len_pkts() == 0
     }
     /// Number of packets the queue marked (ECN CE) so far.
+    /// A new buffer limit from now on (`[[events]]`); packets already stored stay.
+    /// False: the discipline cannot change its limit (the plan refuses such events).
+    fn set_limit(&mut self, _limit: Limit) -> bool {
+        false
+    }
     fn marks(&self) -> u64 {
         0
     }

@@ -47,6 +47,10 @@ impl Queue for DropTail {
     fn len_bytes(&self) -> u64 {
         self.bytes
     }
+    fn set_limit(&mut self, limit: Limit) -> bool {
+        self.limit = limit;
+        true
+    }
 }
 
 #[cfg(test)]

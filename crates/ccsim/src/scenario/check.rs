@@ -9,8 +9,8 @@ use super::metrics::MetricsSpec;
 use super::output::{LinkReport, OutputSpec};
 use super::tcp::{parse_rwnd, TcpOpts};
 use super::topology::{
-    check_endpoints, check_rtt, check_span, node_index, positive_rate, Routing, Topology,
-    TopologyKind,
+    check_endpoints, check_rtt, check_span, node_index, positive_rate, positive_spec, Routing,
+    Topology, TopologyKind,
 };
 use super::workload::{WorkloadDirection, WorkloadKind};
 use crate::error::ScenarioError;
@@ -47,6 +47,8 @@ impl Scenario {
         // Fields per kind, spans and endpoints.
         check_topology(self)?;
         check_workloads(self)?;
+        super::events::check_events(&self.events, &self.flows)?;
+
         if let Some(r) = t.access_rate {
             if r.0.bps() == 0 {
                 return Err(ScenarioError::at(
@@ -206,7 +208,7 @@ fn check_topology(sc: &Scenario) -> Result<(), ScenarioError> {
                     ));
                 }
             }
-            positive_rate(t.bottleneck_rate, "topology.bottleneck_rate")?;
+            positive_spec(t.bottleneck_rate.as_ref(), "topology.bottleneck_rate")?;
             if !t.nodes.is_empty() {
                 return Err(not_here("nodes"));
             }
@@ -287,7 +289,7 @@ fn check_topology(sc: &Scenario) -> Result<(), ScenarioError> {
             }
             for (i, l) in t.links.iter().enumerate() {
                 let p = format!("topology.links[{i}]");
-                positive_rate(Some(l.rate), &format!("{p}.rate"))?;
+                positive_spec(Some(&l.rate), &format!("{p}.rate"))?;
                 positive_rate(l.reverse_rate, &format!("{p}.reverse_rate"))?;
                 if l.from == l.to {
                     return Err(ScenarioError::at(
@@ -497,7 +499,20 @@ fn check_fluid_fields(sc: &Scenario) -> Result<(), ScenarioError> {
         fluid,
         metrics,
         output,
+        events,
+        base_dir: _,
     } = sc;
+    // Rate and buffer changes and group starts and stops are in the model (its
+    // capacity and limit are per step); a wire loss it has not, and a delay change
+    // would have to re-time every flow's history buffers.
+    for (i, e) in events.iter().enumerate() {
+        if e.loss.is_some() {
+            bad.push(format!("events[{i}].loss"));
+        }
+        if e.delay.is_some() {
+            bad.push(format!("events[{i}].delay"));
+        }
+    }
     // The fluid engine reports CoV and convergence (the same probe as the packet
     // engine) and honours sync_gap; it has no finite flows, so no ideal latency.
     let MetricsSpec {
@@ -534,7 +549,7 @@ fn check_fluid_fields(sc: &Scenario) -> Result<(), ScenarioError> {
     }
     let Topology {
         kind: _,
-        bottleneck_rate: _,
+        bottleneck_rate,
         bottleneck_delay: _,
         buffer: _,
         buffer_unit: _,
@@ -556,6 +571,14 @@ fn check_fluid_fields(sc: &Scenario) -> Result<(), ScenarioError> {
     }
     if *loss != 0.0 {
         bad.push("topology.loss".into());
+    }
+    // A trace's capacity changes every millisecond, faster than the model's step
+    // may resolve; refused rather than averaged.
+    if bottleneck_rate
+        .as_ref()
+        .is_some_and(|r| r.trace().is_some())
+    {
+        bad.push("topology.bottleneck_rate (a trace)".into());
     }
     if *reverse_loss != 0.0 {
         bad.push("topology.reverse_loss".into());
@@ -649,6 +672,7 @@ fn check_fluid_fields(sc: &Scenario) -> Result<(), ScenarioError> {
             recovery,
             direction: _,
             start: _,
+            stop: _,
             size,
             rtt: _,
             access_delay: _,

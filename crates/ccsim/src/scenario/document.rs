@@ -1,5 +1,6 @@
 //! The scenario document: its top-level fields and its sections (one file each).
 
+use super::events::EventSpec;
 use super::flows::{FlowGroup, PoissonSpec};
 use super::fluid::FluidSpec;
 use super::metrics::MetricsSpec;
@@ -43,6 +44,13 @@ pub struct Scenario {
     /// Optional outputs: events.parquet, pcap traces, every link's statistics.
     #[serde(default)]
     pub output: OutputSpec,
+    /// Scheduled changes of links and flow groups (docs/scenarios.md#events).
+    #[serde(default)]
+    pub events: Vec<EventSpec>,
+    /// The directory of the scenario file, for relative trace paths (set by
+    /// `parse_file`; none: the current directory).
+    #[serde(skip)]
+    pub base_dir: Option<std::path::PathBuf>,
 }
 
 fn default_seed() -> u64 {

@@ -29,6 +29,9 @@ pub struct FlowGroup {
     pub direction: Direction,
     /// Start time of each flow (default 0 s).
     pub start: Option<DistSpec<Secs>>,
+    /// When every flow of the group stops sending (default: never): no new data, no
+    /// retransmission from then on.
+    pub stop: Option<Dur>,
     /// Flow size (default unlimited): `"100KB"`, `"30pkt"` or a distribution.
     pub size: Option<DistSpec<ByteSize>>,
     /// Two-way propagation RTT of each flow; sets its access delays.

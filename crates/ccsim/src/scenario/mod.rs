@@ -11,6 +11,7 @@
 
 pub mod check;
 pub mod document;
+pub mod events;
 pub mod flows;
 pub mod fluid;
 pub mod metrics;
@@ -23,11 +24,12 @@ pub mod workload;
 pub use crate::error::ScenarioError;
 pub use crate::queue::QueueSpec;
 pub use document::{Engine, Scenario};
+pub use events::{EventSpec, GroupAction};
 pub use flows::{Direction, FlowGroup, PoissonSpec};
 pub use fluid::FluidSpec;
 pub use metrics::MetricsSpec;
 pub use output::{LinkReport, OutputSpec};
-pub use read::{apply_override, parse, resolve};
+pub use read::{apply_override, parse, parse_file, resolve};
 pub use tcp::{
     parse_rwnd, CcSpec, Pacing, PacingSpec, ProfileDefaults, TcpOpts, INFINITE_SSTHRESH,
 };

@@ -107,6 +107,19 @@ pub fn parse(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError
     Ok(sc)
 }
 
+/// Read and parse a scenario file; relative trace paths in it are taken from the
+/// file's directory.
+pub fn parse_file(path: &std::path::Path, overrides: &[String]) -> Result<Scenario, ScenarioError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ScenarioError(format!("cannot read {}: {e}", path.display())))?;
+    let mut sc = parse(&text, overrides)?;
+    sc.base_dir = Some(
+        path.parent()
+            .map_or_else(|| std::path::PathBuf::from("."), |d| d.to_path_buf()),
+    );
+    Ok(sc)
+}
+
 /// The TOML tree of scenario text with the overrides applied.
 fn read_tree(text: &str, overrides: &[String]) -> Result<toml::Value, ScenarioError> {
     let mut root: toml::Value = toml::from_str::<toml::Table>(text)

@@ -3,7 +3,7 @@
 //! checked when `net` lays the network out).
 
 use crate::error::ScenarioError;
-use crate::quantity::{BufferSpec, DistSpec, Dur, RateQ, Secs};
+use crate::quantity::{BufferSpec, DistSpec, Dur, RateQ, RateSpec, Secs};
 use crate::queue::QueueSpec;
 use serde::Deserialize;
 
@@ -34,7 +34,9 @@ pub struct Topology {
     pub kind: TopologyKind,
     /// Rate and one-way delay of the bottleneck (dumbbell) or of every middle link
     /// (parking lot). Not used by graphs, whose links carry their own.
-    pub bottleneck_rate: Option<RateQ>,
+    /// A constant rate, or `{ trace = "file" }` (forward direction; the reverse one
+    /// runs at the trace's mean rate).
+    pub bottleneck_rate: Option<RateSpec>,
     pub bottleneck_delay: Option<Dur>,
     /// Buffer of the bottleneck queues (both directions; every middle link of a parking
     /// lot); in a graph, the default of links that give none.
@@ -73,7 +75,10 @@ pub struct Topology {
 impl Topology {
     /// The bottleneck (dumbbell) or middle-link (parking lot) rate; validated present.
     pub fn rate(&self) -> crate::units::Rate {
-        self.bottleneck_rate.map_or(crate::units::Rate(0), |r| r.0)
+        self.bottleneck_rate
+            .as_ref()
+            .and_then(|r| r.fixed())
+            .unwrap_or(crate::units::Rate(0))
     }
     /// The bottleneck or middle-link one-way delay; validated present.
     pub fn delay(&self) -> crate::units::Time {
@@ -99,7 +104,8 @@ pub enum BufferUnit {
 pub struct LinkSpec {
     pub from: String,
     pub to: String,
-    pub rate: RateQ,
+    /// A constant rate, or `{ trace = "file" }` (the from→to direction).
+    pub rate: RateSpec,
     pub delay: Dur,
     /// Name of the from→to direction (default `"from-to"`); the reverse direction is
     /// `reverse_name`, default `"<name>_rev"` (or `"to-from"` when no name is given).
@@ -142,8 +148,13 @@ pub enum Routing {
 }
 
 pub fn positive_rate(r: Option<RateQ>, path: &str) -> Result<(), ScenarioError> {
-    match r {
-        Some(r) if r.0.bps() == 0 => Err(ScenarioError::at(
+    positive_spec(r.map(RateSpec::Fixed).as_ref(), path)
+}
+
+/// `positive_rate` for a rate that may be a trace (a trace is checked when read).
+pub fn positive_spec(r: Option<&RateSpec>, path: &str) -> Result<(), ScenarioError> {
+    match r.and_then(|r| r.fixed()) {
+        Some(r) if r.bps() == 0 => Err(ScenarioError::at(
             path,
             "a link needs a positive rate, got 0bps",
         )),

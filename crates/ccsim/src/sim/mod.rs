@@ -38,6 +38,10 @@ pub enum Event {
     Probe,
     Warmup,
     End,
+    /// A flow stops sending (`flows[i].stop`, a group's stop event).
+    FlowStop(FlowId),
+    /// A scheduled link change: its index in the world's list (`[[events]]`).
+    LinkChange(u32),
 }
 
 struct Entry {

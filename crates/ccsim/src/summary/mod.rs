@@ -147,12 +147,25 @@ fn count_active(
 fn link_summary(l: &LinkRecord, win: f64) -> Value {
     let c = &l.window;
     let drops = c.drops_overflow + c.drops_aqm;
+    // Against the capacity offered: rate × window for a constant rate, ∫C dt for a
+    // trace or a rate that changed (where busy time / window would misstate it).
+    let (utilization, utilization_data, capacity_bps) = match &l.capacity {
+        None => (c.busy_s / win, c.busy_data_s / win, l.rate_bps),
+        Some(cap) if cap.offered_bits > 0.0 => (
+            cap.used_bits / cap.offered_bits,
+            cap.used_data_bits / cap.offered_bits,
+            cap.offered_bits / win,
+        ),
+        Some(_) => (0.0, 0.0, 0.0),
+    };
+    let sj = &l.sojourn;
     let mut v = json!({
         "rate_bps": l.rate_bps,
+        "capacity_bps": capacity_bps,
         "delay_s": l.delay_s,
         "buffer": l.buffer,
-        "utilization": c.busy_s / win,
-        "utilization_data": c.busy_data_s / win,
+        "utilization": utilization,
+        "utilization_data": utilization_data,
         "throughput_bps": c.tx_bytes * 8.0 / win,
         "tx_pkts": count(c.tx_pkts),
         "arrivals": count(c.arrivals),
@@ -168,6 +181,10 @@ fn link_summary(l: &LinkRecord, win: f64) -> Value {
         "queue_mean_pkts": c.q_area_pkts / win,
         "queue_mean_bytes": c.q_area_bytes / win,
         "queue_delay_mean_s": if c.departed > 0.0 { c.sojourn_s / c.departed } else { 0.0 },
+        "queue_delay_p50_s": nan_null(sj.p50),
+        "queue_delay_p95_s": nan_null(sj.p95),
+        "queue_delay_p99_s": nan_null(sj.p99),
+        "queue_delay_max_s": nan_null(sj.max),
         "occupancy_dist": Value::Null,
     });
     if !l.occupancy.is_empty() {
@@ -495,6 +512,11 @@ fn flows_table(rec: &Records, ideal: &[f64], win: f64) -> Table {
         "convergence_s",
         f64col(&|f| f.convergence.map_or(f64::NAN, |t| t.as_secs_f64())),
     );
+    t.push("rtt_min_s", f64col(&|f| f.rtt.min));
+    t.push("rtt_mean_s", f64col(&|f| f.rtt.mean));
+    t.push("rtt_p50_s", f64col(&|f| f.rtt.p50));
+    t.push("rtt_p95_s", f64col(&|f| f.rtt.p95));
+    t.push("rtt_p99_s", f64col(&|f| f.rtt.p99));
     t.push("ideal_latency_s", Column::F64(ideal.to_vec()));
     t.push(
         "normalized_latency",

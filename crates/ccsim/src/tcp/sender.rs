@@ -31,6 +31,7 @@
 use crate::cc::{
     Ack, CaState, Congestion, CongestionControl, CongestionKind, EcnStyle, Round, RttStats, Window,
 };
+use crate::metrics::hist::DelayHist;
 use crate::packet::{Ecn, Packet, PktKind, XcpHeader};
 use crate::tcp::delivery::DeliveryRate;
 use crate::tcp::pacer::{Pacer, PacingMode};
@@ -139,6 +140,10 @@ pub struct Sender {
     /// NewReno: the timer is restarted on the first partial ACK only (RFC 6582 §4.1).
     first_partial: bool,
     pub rtt: RttEstimator,
+    /// Every RTT sample, for the flow's RTT distribution (reset at the warmup).
+    pub rtt_samples: DelayHist,
+    /// Stopped (`flows[i].stop`, a group's stop event): sends nothing more.
+    pub stopped: bool,
     /// Karn's rule without timestamps: the one segment being timed, and when.
     timed: Option<(u64, Time)>,
     pub rto_deadline: Option<Time>,
@@ -177,6 +182,13 @@ pub struct Sender {
     recover_fs: u64,
 }
 
+/// Out of line: inlined, the histogram's few instructions cost the ACK path more in
+/// register pressure than the call does.
+#[inline(never)]
+fn record_rtt(h: &mut DelayHist, r: Time) {
+    h.add(r.ps());
+}
+
 impl Sender {
     pub fn new(
         cfg: SenderConfig,
@@ -207,6 +219,8 @@ impl Sender {
         cfg.ecn = ect != Ecn::NotEct;
         let cong_control = cc.cong_control();
         Sender {
+            rtt_samples: DelayHist::new(),
+            stopped: false,
             win: Window::new(cfg.init_cwnd, cfg.init_ssthresh),
             cfg,
             limit,
@@ -544,6 +558,14 @@ impl Sender {
         self.validate_cwnd(sent, limited);
     }
 
+    /// Stop for good (`flows[i].stop`, a group's stop event): no data, no
+    /// retransmission, no timer from now on; what is in flight still arrives.
+    pub fn stop(&mut self) {
+        self.stopped = true;
+        self.rto_deadline = None;
+        self.pace_at = None;
+    }
+
     pub fn start(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.round.restart();
         self.try_send(now, out);
@@ -558,8 +580,8 @@ impl Sender {
     }
 
     pub fn on_ack(&mut self, ack: &Packet, now: Time, out: &mut Vec<Packet>) {
-        if ack.seq > self.high_tx {
-            return; // acknowledges data never sent: ignore
+        if ack.seq > self.high_tx || self.stopped {
+            return; // acknowledges data never sent, or the flow stopped: ignore
         }
         // Delivery-rate hook: an ACK begins (tcp/delivery.rs).
         let prior_in_flight = if self.cong_control {
@@ -701,6 +723,7 @@ impl Sender {
         };
         if let Some(r) = sample {
             self.rtt.sample(r);
+            record_rtt(&mut self.rtt_samples, r);
             self.rtt.reset_backoff();
             self.round.sample(r);
         }
