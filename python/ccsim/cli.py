@@ -407,12 +407,14 @@ def query_cmd(directory: str, sql: str, as_csv: bool) -> None:
 @click.option("-o", "--output", required=True, metavar="FILE", help=".pdf, .svg or .png")
 @click.option("--x", "x", metavar="PATH", help="Swept path on the x axis (with --y).")
 @click.option("--y", "y", metavar="METRIC", help="Catalogue metric against --x.")
-@click.option("--by", metavar="PATH", help="One line (or curve) per value of this path.")
+@click.option("--by", metavar="PATH", help="One line (or curve) per value of this path, or "
+              "per flow group: 'group', 'cc'.")  # fmt: skip
 @click.option("--series", metavar="METRIC", help="Time series (cwnd_pkts, queue_pkts, ...).")
 @click.option("--run", "run_id", metavar="ID", help="With --series in a sweep: which run.")
 @click.option("--cdf", metavar="COLUMN", help="CDF of a per-flow column (fct_s, goodput_bps).")
-@click.option("--source", type=click.Choice(["flows", "runs"]), default="flows",
-              show_default=True, help="With --cdf: per-flow or per-run values.")  # fmt: skip
+@click.option("--source", type=click.Choice(["flows", "runs", "groups"]), default="flows",
+              show_default=True,
+              help="With --cdf: per-flow, per-run or per-group values.")  # fmt: skip
 @click.option("--logx", is_flag=True, help="Logarithmic x axis.")
 @click.option("--logy", is_flag=True, help="Logarithmic y axis.")
 @click.option("--force", is_flag=True, help="Replace FILE even if ccsim did not write it.")
@@ -436,6 +438,9 @@ def plot_cmd(
       ccsim plot DIR --x topology.buffer --y utilization --by 'flows[0].cc' -o u.pdf
       ccsim plot DIR --series cwnd_pkts [--run ID] -o cwnd.png
       ccsim plot DIR --cdf fct_s --by 'flows[0].cc' -o fct.svg
+      ccsim plot DIR --cdf goodput_bps --by cc -o g.svg       (per flow, by algorithm)
+      ccsim plot DIR --x topology.buffer --y share --by group -o share.pdf
+      ccsim plot DIR --series cwnd_pkts --by group -o cwnd.png
     """
     from ccsim import plots
     from ccsim._layout import SERIES_FILE, check_file_target, is_sweep_dir
@@ -462,7 +467,7 @@ def plot_cmd(
                 d = sw.runs_dir / (run_id or ids[0])
             if not (d / SERIES_FILE).is_file():
                 _fail(f"{d}: no {SERIES_FILE} (not a run directory)", EXIT_INPUT)
-            fig = plots.timeseries(d, series)
+            fig = plots.timeseries(d, series, by=by)
             if logy:
                 fig.axes[0].set_yscale("log")
         else:
