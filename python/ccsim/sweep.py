@@ -592,7 +592,8 @@ def _execute_dask(text, base, todo, client) -> Iterator[tuple[RunSpec, dict]]:
 
 
 class _Progress:
-    """A rich progress bar over runs, with ETA; silent when stderr is not a terminal."""
+    """A rich progress bar over runs, with ETA, in a terminal or a Jupyter notebook;
+    silent elsewhere (a log file, a pipe)."""
 
     def __init__(self, total: int, done: int, *, enabled: bool, console: Any = None):
         self.total, self.done, self.failed = total, done, 0
@@ -613,8 +614,10 @@ class _Progress:
             TimeRemainingColumn,
         )
 
+        from ccsim._progress import can_draw
+
         console = self.console or Console(stderr=True)
-        if not console.is_terminal:
+        if not can_draw(console):  # a terminal, or Jupyter
             return self
         self._progress = Progress(
             TextColumn("[bold]sweep"),

@@ -2,7 +2,7 @@
 //! what the group got over the measurement window — "what share does CUBIC get?"
 //! without hand-written pandas (docs/metrics.md, *Per group*).
 
-use super::{count, nan_null};
+use super::values::{count, nan_null};
 use crate::metrics::jain;
 use crate::records::{FlowRecord, Records};
 use serde_json::{json, Value};

@@ -6,6 +6,7 @@ mod events;
 mod groups;
 mod latency;
 pub mod table;
+mod values;
 
 use crate::metrics::sync::{summarize as sync_summary, CongestionEvent};
 use crate::metrics::{jain, jain_rtt};
@@ -16,6 +17,7 @@ use crate::units::Time;
 use serde_json::{json, Map, Value};
 use std::path::PathBuf;
 use table::{categorical, Column, Table};
+use values::{count, finite_mean, nan_null};
 
 /// One pcap trace written by a run.
 #[derive(Clone, Debug)]
@@ -45,35 +47,6 @@ impl Output {
         }
         v.as_f64()
             .unwrap_or_else(|| panic!("summary has no number at {path}"))
-    }
-}
-
-/// JSON has no NaN: an undefined statistic is null.
-fn nan_null(x: f64) -> Value {
-    if x.is_finite() {
-        json!(x)
-    } else {
-        Value::Null
-    }
-}
-
-/// A count: an integer when whole (always in the packet engine), else fractional
-/// packets (the fluid engine).
-fn count(x: f64) -> Value {
-    if x.fract() == 0.0 && x.abs() < 9.0e15 {
-        json!(x as i64)
-    } else {
-        json!(x)
-    }
-}
-
-/// The mean of the finite values; null if there are none.
-fn finite_mean(v: &[f64]) -> Value {
-    let ok: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
-    if ok.is_empty() {
-        Value::Null
-    } else {
-        json!(ok.iter().sum::<f64>() / ok.len() as f64)
     }
 }
 
