@@ -79,3 +79,59 @@ def test_tables_load_pandas_on_first_use():
     # repr(Run) is a short description, not the tables.
     out = p.stdout.strip()
     assert out.startswith("<ccsim.Run name='dumbbell-example' engine='packet'") and len(out) < 300
+
+
+def test_dask_is_an_optional_extra(monkeypatch, tmp_path):
+    import tomllib
+
+    import ccsim
+
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert not any(d.startswith("dask") for d in meta["dependencies"])
+    extras = meta["optional-dependencies"]
+    assert any(d.startswith("dask[distributed]") for d in extras["dask"])
+    # CI installs ".[test]": it must bring what the suite imports.
+    for need in ("pytest", "dask[distributed]", "nbclient", "ipykernel"):
+        assert any(d.startswith(need) for d in extras["test"]), need
+    # Without Dask, asking for a scheduler names the extra to install.
+    monkeypatch.setitem(sys.modules, "distributed", None)  # `import distributed` fails
+    with pytest.raises(ccsim.ScenarioError, match=r"pip install 'ccsim\[dask\]'"):
+        ccsim.sweep(EXAMPLE, {}, scheduler="tcp://127.0.0.1:1", directory=tmp_path / "s",
+                    progress=False)  # fmt: skip
+    assert not (tmp_path / "s").exists()  # refused before anything is written
+
+
+def test_core_stubs_match_the_compiled_module():
+    import ast
+    import inspect
+
+    from ccsim import _core
+
+    here = ROOT / "python" / "ccsim"
+    assert (here / "py.typed").is_file()
+    tree = ast.parse((here / "_core.pyi").read_text())
+    stubbed = {n.name for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)}
+    compiled = {k for k in dir(_core) if not k.startswith("_")}
+    # Every name the core exports has a stub (the stub's extra names are its TypedDicts).
+    assert compiled <= stubbed, sorted(compiled - stubbed)
+    for n in tree.body:
+        if isinstance(n, ast.FunctionDef):
+            assert n.name in compiled, n.name
+            # The stub's parameters are the compiled function's, in order.
+            sig = inspect.signature(getattr(_core, n.name))
+            assert [a.arg for a in n.args.args] == list(sig.parameters), n.name
+
+
+def test_public_api_has_docstrings():
+    import inspect
+
+    import ccsim
+    from ccsim import plots, store
+
+    objects = [getattr(ccsim, n) for n in ccsim.__all__]
+    for cls in (ccsim.Run, ccsim.Sweep):
+        objects += [v for k, v in vars(cls).items() if not k.startswith("_")]
+    objects += [store.query, store.table, store.catalogue, store.groups, plots.timeseries,
+                plots.metric_vs_param, plots.cdf, plots.save]  # fmt: skip
+    missing = [getattr(o, "__name__", repr(o)) for o in objects if not inspect.getdoc(o)]
+    assert missing == []

@@ -224,6 +224,7 @@ class Run:
 
     @property
     def name(self) -> str | None:
+        """The scenario's ``name``."""
         return self.summary.get("name")
 
     @property
