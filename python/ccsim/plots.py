@@ -21,7 +21,11 @@ from typing import Any
 
 import matplotlib
 
-matplotlib.use("Agg")  # before pyplot: never open a window, work on headless machines
+# Before pyplot: never open a window, work on headless machines; but in a Jupyter
+# kernel (which sets MPLBACKEND to its inline backend) keep that backend, so that a
+# figure shows in the notebook.
+if "inline" not in os.environ.get("MPLBACKEND", ""):
+    matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
