@@ -3,8 +3,10 @@ groups table, Sweep.table by group, and ``ccsim plot --by group|cc`` for every k
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -160,3 +162,29 @@ def test_honest_axes_start_at_zero_for_a_small_wobble():
 def test_run_summary_has_groups():
     run = ccsim.run(TWO_GROUPS)
     assert [g["name"] for g in run.summary["groups"]] == ["cubics", "group1"]
+
+
+def test_report_markdown_escapes_pipes():
+    from ccsim.reproduce import Claim, FigureResult, StudyResult, markdown_table, report_markdown
+
+    claim = Claim("k", "shares agree", "|a − b| small", "0.02", True, check="|a − b| < 0.1")
+    fig = FigureResult("fig1", "t", claims=[claim])
+    text = report_markdown(StudyResult("003", "x", True, Path("."), figures=[fig]))
+    row = next(line for line in text.splitlines() if line.startswith("| shares agree"))
+    # Five cells, the verdict in the fourth, whatever the text holds.
+    cells = [c.strip() for c in re.split(r"(?<!\\)\|", row)[1:-1]]
+    assert cells == ["shares agree", r"\|a − b\| small", "0.02", "yes", r"\|a − b\| < 0.1"]
+    table = markdown_table(pd.DataFrame({"a|b": ["x|y"], "c": [1.5]}))
+    assert table.splitlines()[0] == r"| a\|b | c |"
+    assert table.splitlines()[2] == r"| x\|y | 1.500 |"
+
+
+def test_report_colours_flow_figures_by_group(swept, tmp_path):
+    from ccsim.report import report
+
+    page = report(swept.directory, tmp_path / "r.html").read_text()
+    figures = re.findall(r"<figure id=\"fig\d+\">(.*?)</figure>", page, re.S)
+    cwnd = [f for f in figures if "cwnd_pkts against time" in f]
+    assert len(cwnd) == 1 and "coloured by flow group" in cwnd[0]
+    # The legend names the groups (SVG keeps text as text).
+    assert "cubics" in cwnd[0] and "group1" in cwnd[0]
