@@ -188,3 +188,21 @@ def test_report_colours_flow_figures_by_group(swept, tmp_path):
     assert len(cwnd) == 1 and "coloured by flow group" in cwnd[0]
     # The legend names the groups (SVG keeps text as text).
     assert "cubics" in cwnd[0] and "group1" in cwnd[0]
+
+
+def test_series_name_links_and_flows(swept):
+    run = ccsim.run(TWO_GROUPS)
+    s = run.series
+    links = s[s["entity"].astype(str) == "link"]
+    ids = {name: v["id"] for name, v in run.summary["links"].items()}
+    assert set(links["name"].astype(str)) == set(ids)
+    for name, i in ids.items():
+        assert set(links[links["id"] == i]["name"].astype(str)) == {name}
+    flows = s[s["entity"].astype(str) == "flow"]
+    group = dict(zip(run.flows["flow"], run.flows["group"].astype(str), strict=True))
+    assert all(n == group[i] for i, n in zip(flows["id"], flows["name"].astype(str), strict=True))
+    # Written and read back with it; a figure's lines are named by it.
+    d = run.write(Path(swept.directory).parent / "one")
+    assert "name" in ccsim.load(d).series.columns
+    ax = plots.timeseries(d, "queue_pkts").axes[0]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["bottleneck", "bottleneck_rev"]

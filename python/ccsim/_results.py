@@ -89,6 +89,42 @@ def table_rows(table: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     return [{k: v[i] for k, v in cols.items()} for i in range(n)]
 
 
+def with_names(series: pd.DataFrame, summary: Mapping[str, Any], flows: pd.DataFrame):
+    """*series* with a ``name`` column: a link's name (``bottleneck``) on link rows, the
+    flow's group on flow rows; the ``id`` column stays the link or flow id."""
+    if series.empty or "name" in series.columns:
+        return series
+    import pandas as pd
+
+    links = {
+        int(v["id"]): name
+        for name, v in (summary.get("links") or {}).items()
+        if isinstance(v, Mapping) and v.get("id") is not None
+    }
+    groups: dict[int, str] = {}
+    if not flows.empty and "group" in flows.columns:
+        for f, g in zip(flows["flow"], flows["group"], strict=True):
+            groups.setdefault(int(f), str(g))
+    import numpy as np
+
+    # One label per distinct (entity, id), then spread over the rows: series are long.
+    is_link = (series["entity"].astype(str) == "link").to_numpy()
+    key = series["id"].to_numpy(np.int64) * 2 + is_link
+    uniq, inverse = np.unique(key, return_inverse=True)
+    labels = np.array(
+        [
+            links.get(int(k) // 2, f"link {k // 2}")
+            if k % 2
+            else groups.get(int(k) // 2, f"flow {k // 2}")
+            for k in uniq
+        ],
+        dtype=object,
+    )
+    out = series.copy()
+    out.insert(out.columns.get_loc("id") + 1, "name", pd.Categorical(labels[inverse]))
+    return out
+
+
 class Run:
     """One finished run: scalars, sampled series and per-flow totals.
 
@@ -143,7 +179,8 @@ class Run:
 
     @property
     def series(self) -> pd.DataFrame:
-        """Time series, long format: time, entity, id, metric, value."""
+        """Time series, long format: time, entity, id, name (a link's name, a flow's
+        group), metric, value."""
         return self._table("series")
 
     @series.setter
@@ -190,9 +227,14 @@ class Run:
         if isinstance(summary, str | bytes):
             summary = json.loads(summary)
         events = result.get("events")
+        summary = dict(summary)
+
+        def series():
+            return with_names(decode_table(result.get("series")), summary, run.flows)
+
         run = cls(
-            summary=dict(summary),
-            series=lambda: decode_table(result.get("series")),
+            summary=summary,
+            series=series,
             flows=lambda: decode_table(result.get("flows")),
             scenario_text=scenario_text,
             overrides=list(overrides),

@@ -78,7 +78,7 @@ def _flatten(summary: dict[str, Any]) -> dict[str, Any]:
     bottleneck = (summary.get("links") or {}).get(summary.get("bottleneck"))
     if isinstance(bottleneck, dict):
         for m, v in bottleneck.items():
-            if scalar(v) and m not in row:
+            if scalar(v) and m not in row and m != "id":  # the series' link id: no metric
                 row[m] = v
     return row
 

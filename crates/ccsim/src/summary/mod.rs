@@ -164,6 +164,8 @@ pub fn summarize(mut rec: Records, events: bool) -> Output {
     let mut links = Map::new();
     for (li, l) in rec.links.iter().enumerate().filter(|(_, l)| l.monitored) {
         let mut v = link_summary(l, win);
+        // The link's id in the series table (its `id` column), so a reader can name it.
+        v["id"] = json!(li);
         let on: Vec<&FlowRecord> = rec
             .flows
             .iter()
