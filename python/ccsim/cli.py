@@ -851,14 +851,13 @@ def _groups_table(groups: list[dict[str, Any]]) -> Table:
         ((k, u) for k, u in ((1e9, "Gb/s"), (1e6, "Mb/s"), (1e3, "kb/s")) if top >= k),
         (1.0, "b/s"),
     )
-    t = _table(title="flow groups (measurement window)", title_justify="left")
-    for h in ("group", "cc", "flows", f"goodput {unit}", "share %", "Jain", "losses",
-              "loss %", "RTOs"):  # fmt: skip
+    t = _table(title=f"flow groups (measurement window; goodput in {unit})", title_justify="left")
+    for h in ("group", "cc", "flows", unit, "share %", "Jain", "losses", "loss %", "RTOs"):
         t.add_column(h, justify="left" if h in ("group", "cc") else "right")
 
     def pct(x: Any) -> str:
         v = _num(x)
-        return "—" if v is None else f"{100 * v:.3g}"
+        return "—" if v is None else f"{100 * v:.2g}" if abs(v) < 0.01 else f"{100 * v:.3g}"
 
     for g in groups:
         t.add_row(
