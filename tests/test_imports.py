@@ -135,3 +135,20 @@ def test_public_api_has_docstrings():
                 plots.metric_vs_param, plots.cdf, plots.save]  # fmt: skip
     missing = [getattr(o, "__name__", repr(o)) for o in objects if not inspect.getdoc(o)]
     assert missing == []
+
+
+def test_progress_bars_draw_in_a_terminal_or_jupyter(monkeypatch):
+    import types
+
+    from ccsim._progress import can_draw
+
+    def console(terminal: bool, jupyter: bool):
+        return types.SimpleNamespace(is_terminal=terminal, is_jupyter=jupyter)
+
+    assert can_draw(console(True, False))
+    assert not can_draw(console(False, False))  # a pipe or a log file
+    # Jupyter: rich draws into an ipywidgets Output, so it needs ipywidgets.
+    monkeypatch.setitem(sys.modules, "ipywidgets", types.ModuleType("ipywidgets"))
+    assert can_draw(console(False, True))
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)
+    assert not can_draw(console(False, True))
