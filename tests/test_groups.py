@@ -206,3 +206,16 @@ def test_series_name_links_and_flows(swept):
     assert "name" in ccsim.load(d).series.columns
     ax = plots.timeseries(d, "queue_pkts").axes[0]
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["bottleneck", "bottleneck_rev"]
+
+
+def test_more_than_256_groups_keep_their_names():
+    # Category codes were one byte: flow 256's group read back as the first group's.
+    flows = "".join(f'[[flows]]\nname = "g{i}"\ncc = "reno"\n' for i in range(300))
+    text = (
+        'duration = "1s"\n[topology]\nkind = "dumbbell"\nbottleneck_rate = "10Mbps"\n'
+        f'bottleneck_delay = "5ms"\nbuffer = "bdp"\n{flows}'
+    )
+    run = ccsim.run(text)
+    assert list(run.flows["group"].astype(str)) == [f"g{i}" for i in range(300)]
+    assert [g["name"] for g in run.summary["groups"]] == [f"g{i}" for i in range(300)]
+    assert [r["group"] for r in run.rows("flows")][255:258] == ["g255", "g256", "g257"]

@@ -64,7 +64,7 @@ def decode_table(table: Mapping[str, Any] | None) -> pd.DataFrame:
 _UNSET: Any = object()
 
 # The core's column types as `memoryview.cast` formats (little-endian machines).
-_CAST = {"<f8": "d", "<i8": "q", "<i4": "i", "<u1": "B"}
+_CAST = {"<f8": "d", "<i8": "q", "<i4": "i", "<u1": "B", "<u4": "I"}
 
 
 def table_rows(table: Mapping[str, Any] | None) -> list[dict[str, Any]]:

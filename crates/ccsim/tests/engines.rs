@@ -60,7 +60,7 @@ fn dtype(c: &Column) -> &'static str {
         Column::F64(_) => "f64",
         Column::I32(_) => "i32",
         Column::I64(_) => "i64",
-        Column::Cat(..) => "cat",
+        Column::Cat(..) | Column::Cat32(..) => "cat",
     }
 }
 
