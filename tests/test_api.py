@@ -34,7 +34,8 @@ def test_run_path_returns_dataframes(example_run):
 
     s = r.series
     assert isinstance(s, pd.DataFrame)
-    assert list(s.columns)[:5] == ["time", "entity", "id", "metric", "value"]
+    assert list(s.columns)[:6] == ["time", "entity", "id", "name", "metric", "value"]
+    assert set(s[s["entity"] == "link"]["name"].astype(str)) == {"bottleneck", "bottleneck_rev"}
     assert len(s) > 0
     assert s["time"].dtype == "float64"
     assert isinstance(s["entity"].dtype, pd.CategoricalDtype)

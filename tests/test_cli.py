@@ -69,9 +69,33 @@ def test_run_example_writes_outputs(tmp_path):
 def test_run_prints_summary():
     p = ccsim("run", EXAMPLE, *FAST)
     assert p.returncode == 0, p.stderr
-    assert "dumbbell-example" in p.stdout
-    assert "utilization" in p.stdout
-    assert "Jain" in p.stdout
+    out = p.stdout
+    assert "dumbbell-example" in out
+    assert "utilization" in out
+    # Each quantity once: the bottleneck's Jain index is the forward flows' here.
+    assert out.count("Jain") == 2  # the fairness row and the groups table's column
+    # Human labels: no raw summary keys, no empty lists, no unit-less raw numbers.
+    for raw in ("flows.", "cov_mean", "_bps", "_s ", "sources", "workloads", "[]", "e+0"):
+        assert raw not in out, raw
+    # Rows that do not apply are left out (bulk flows: no FCT, no CoV here).
+    assert "completion" not in out and "CoV" not in out
+    # Which counts are over the window and which over the run.
+    assert "over the measurement window" in out and "over the whole run" in out
+    assert "flow groups" in out and "group0" in out
+    assert "100 Mb/s" in out
+
+
+def test_rates_print_in_their_unit(tmp_path):
+    scenario = tmp_path / "fast.toml"
+    scenario.write_text(
+        'engine = "fluid"\nduration = "3s"\nwarmup = "1s"\n[topology]\nkind = "dumbbell"\n'
+        'bottleneck_rate = "10Gbps"\nbottleneck_delay = "10ms"\nbuffer = "bdp"\n'
+        '[[flows]]\ncount = 8\ncc = "cubic"\n'
+    )
+    p = ccsim("run", scenario)
+    assert p.returncode == 0, p.stderr
+    assert "bottleneck: 10 Gb/s" in p.stdout and "Mb/s" not in p.stdout.split("flows (")[0]
+    assert "integration steps" in p.stdout  # the fluid engine's work, not "events —"
 
 
 def test_quiet_prints_nothing(tmp_path):

@@ -12,8 +12,9 @@ file, a string or a dict) through and decodes the results.
 
 from __future__ import annotations
 
+import os as _os
+import sys as _sys
 from collections.abc import Callable
-from importlib import metadata as _metadata
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +34,51 @@ from ccsim._scenario import (
 from ccsim.sweep import Sweep, split_sweep_table, sweep
 from ccsim.sweep import plan as sweep_plan
 
-try:
-    __version__ = _metadata.version("ccsim")
-except _metadata.PackageNotFoundError:  # running from a source tree
-    __version__ = "0.0.0+unknown"
+
+def _package_version() -> str:
+    """The installed distribution's version.
+
+    ``importlib.metadata`` imports the email package (tens of milliseconds, more than
+    the rest of ``import ccsim``): read the ``Version:`` line of the one
+    ``ccsim-*.dist-info`` on ``sys.path`` instead, and ask importlib.metadata only when
+    there is not exactly one.
+    """
+    found = []
+    for entry in _sys.path:
+        try:
+            names = _os.listdir(entry or ".")
+        except OSError:
+            continue
+        found += [
+            _os.path.join(entry or ".", n, "METADATA")
+            for n in names
+            if n.startswith("ccsim-") and n.endswith(".dist-info")
+        ]
+    if len(found) == 1:
+        try:
+            with open(found[0], encoding="utf-8") as f:
+                for line in f:
+                    if line.startswith("Version:"):
+                        return line.split(":", 1)[1].strip()
+                    if not line.strip():
+                        break  # end of the headers
+        except OSError:
+            pass
+    from importlib import metadata
+
+    try:
+        return metadata.version("ccsim")
+    except metadata.PackageNotFoundError:  # running from a source tree
+        return "0.0.0+unknown"
+
+
+def __getattr__(name: str) -> Any:
+    # Computed on first use: `import ccsim` reads no files.
+    if name == "__version__":
+        v = globals()["__version__"] = _package_version()
+        return v
+    raise AttributeError(f"module 'ccsim' has no attribute {name!r}")
+
 
 __all__ = [
     "OutputRefused",

@@ -7,14 +7,15 @@ on its own thread, the GIL released, and the results come back as one table.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ccsim import _core
 from ccsim._core import ScenarioError
 from ccsim._results import decode_table
 from ccsim._scenario import Overrides, Scenario, check_syntax, normalize_overrides, text_of
+
+if TYPE_CHECKING:  # pandas loads when a table is made, not on `import ccsim`
+    import pandas as pd
 
 
 def _texts(scenarios: Iterable[Scenario]) -> list[str]:
@@ -89,6 +90,8 @@ def fluid_batch(
     Raises ``ScenarioError`` naming the scenario's index (``scenarios[3]: ...``) if any
     scenario is invalid or not a fluid scenario; nothing runs then.
     """
+    import pandas as pd
+
     result = _batch(scenarios, set, replications, threads, progress)
     df = decode_table(result["table"])
     df.insert(1, "name", pd.Categorical(result["names"]))
@@ -109,6 +112,8 @@ def fluid_replicate(
     is undefined (``sync_level_mean`` without congestion events) are left out of its
     mean. The seeds are those of ``fluid_batch(..., replications=n)``.
     """
+    import pandas as pd
+
     _check_count("n", n)
     try:
         result = _batch([scenario], set, n, threads)

@@ -1,27 +1,51 @@
-"""A progress bar in simulated time that appears only when a run is slow."""
+"""Progress bars in simulated time (one run) that appear only when a run is slow, in a
+terminal or in Jupyter."""
 
 from __future__ import annotations
 
 import time
+from typing import Any
 
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
+
+def can_draw(console: Any) -> bool:
+    """Whether *console* can show a live bar: a terminal, or a Jupyter notebook (rich
+    draws there into an ipywidgets ``Output``; without ipywidgets it cannot)."""
+    if console.is_terminal:
+        return True
+    if getattr(console, "is_jupyter", False):
+        try:
+            import ipywidgets  # noqa: F401
+        except ImportError:
+            return False
+        return True
+    return False
 
 
 class LazyProgress:
     """Callable for the core's ``progress`` hook: shows a rich bar after *delay* seconds.
 
     Use as a context manager; the bar (if it ever appeared) is removed on exit. Nothing
-    is drawn when stderr is not a terminal.
+    is drawn when stderr is neither a terminal nor a Jupyter notebook. rich loads only
+    when a bar is due.
     """
 
     def __init__(self, description: str = "simulating", *, delay: float = 0.5, console=None):
         self.description = description
         self.delay = delay
-        self.console = console or Console(stderr=True)
+        self._console = console
         self._t0 = time.monotonic()
-        self._progress: Progress | None = None
+        self._progress: Any = None
         self._task = None
+        self._off = False
+
+    @property
+    def console(self) -> Any:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(stderr=True)
+        # The CLI's consoles are made on first use: unwrap to the rich Console.
+        return getattr(self._console, "real", self._console)
 
     def __enter__(self) -> LazyProgress:
         self._t0 = time.monotonic()
@@ -29,8 +53,19 @@ class LazyProgress:
 
     def __call__(self, fraction: float) -> None:
         if self._progress is None:
-            if not self.console.is_terminal or time.monotonic() - self._t0 < self.delay:
+            if self._off or time.monotonic() - self._t0 < self.delay:
                 return
+            if not can_draw(self.console):
+                self._off = True
+                return
+            from rich.progress import (
+                BarColumn,
+                Progress,
+                TaskProgressColumn,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
             self._progress = Progress(
                 TextColumn("[bold]{task.description}"),
                 BarColumn(),

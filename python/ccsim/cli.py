@@ -5,21 +5,50 @@ from __future__ import annotations
 import math
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.table import Table
 
 import ccsim
 from ccsim._progress import LazyProgress
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
 
 # Exit codes: 0 ok, 1 cannot write outputs, 2 bad input, 3 simulator failure,
 # 130 interrupted.
 EXIT_IO, EXIT_INPUT, EXIT_SIM, EXIT_INTERRUPT = 1, 2, 3, 130
 
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+class _LazyConsole:
+    """A rich Console made on first use: `ccsim --version` and `validate` never load rich."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        self._kwargs = kwargs
+        self._console: Any = None
+
+    @property
+    def real(self) -> Any:
+        """The rich Console itself (what rich's own classes must be given)."""
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._kwargs)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+
+def _table(*args: Any, **kwargs: Any) -> Table:
+    from rich.table import Table
+
+    return Table(*args, **kwargs)
+
+
+out = _LazyConsole(highlight=False)
+err = _LazyConsole(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _fail(message: Any, code: int) -> None:
@@ -198,7 +227,7 @@ def _replicate(scenario: str, sets: list[str], n: int, output: str | None, quiet
         _fail("interrupted", EXIT_INTERRUPT)
     if quiet:
         return
-    t = Table(title=f"{scenario}: {n} replications (mean ± 95 % interval)", title_justify="left")
+    t = _table(title=f"{scenario}: {n} replications (mean ± 95 % interval)", title_justify="left")
     t.add_column("metric")
     t.add_column("mean", justify="right")
     t.add_column("± 95 %", justify="right")
@@ -220,7 +249,7 @@ def validate_cmd(scenario: str, overrides: tuple[str, ...]) -> None:
         _fail(e, EXIT_INPUT)
     except ccsim.SimulationError as e:
         _fail(f"simulation failed: {e}", EXIT_SIM)
-    out.print(f"{scenario}: ok", markup=False)
+    click.echo(f"{scenario}: ok")  # plain: validation never loads rich
 
 
 @main.command("bench")
@@ -270,7 +299,7 @@ def bench_cmd(only: str | None, duration_scale: float, fluid: bool, batch: int) 
                 EXIT_INPUT,
             )
 
-    table = Table(
+    table = _table(
         title="ccsim bench (packet engine, NewReno dumbbells)",
         caption="; ".join(f"{k}: {CONFIGS[k].describe()}" for k in keys),
     )
@@ -357,7 +386,7 @@ def sweep_cmd(
             workers=workers,
             scheduler=scheduler,
             progress=not quiet,
-            console=err,
+            console=err.real,
             force=force,
         )
     except ccsim.ScenarioError as e:
@@ -407,12 +436,14 @@ def query_cmd(directory: str, sql: str, as_csv: bool) -> None:
 @click.option("-o", "--output", required=True, metavar="FILE", help=".pdf, .svg or .png")
 @click.option("--x", "x", metavar="PATH", help="Swept path on the x axis (with --y).")
 @click.option("--y", "y", metavar="METRIC", help="Catalogue metric against --x.")
-@click.option("--by", metavar="PATH", help="One line (or curve) per value of this path.")
+@click.option("--by", metavar="PATH", help="One line (or curve) per value of this path, or "
+              "per flow group: 'group', 'cc'.")  # fmt: skip
 @click.option("--series", metavar="METRIC", help="Time series (cwnd_pkts, queue_pkts, ...).")
 @click.option("--run", "run_id", metavar="ID", help="With --series in a sweep: which run.")
 @click.option("--cdf", metavar="COLUMN", help="CDF of a per-flow column (fct_s, goodput_bps).")
-@click.option("--source", type=click.Choice(["flows", "runs"]), default="flows",
-              show_default=True, help="With --cdf: per-flow or per-run values.")  # fmt: skip
+@click.option("--source", type=click.Choice(["flows", "runs", "groups"]), default="flows",
+              show_default=True,
+              help="With --cdf: per-flow, per-run or per-group values.")  # fmt: skip
 @click.option("--logx", is_flag=True, help="Logarithmic x axis.")
 @click.option("--logy", is_flag=True, help="Logarithmic y axis.")
 @click.option("--force", is_flag=True, help="Replace FILE even if ccsim did not write it.")
@@ -436,6 +467,9 @@ def plot_cmd(
       ccsim plot DIR --x topology.buffer --y utilization --by 'flows[0].cc' -o u.pdf
       ccsim plot DIR --series cwnd_pkts [--run ID] -o cwnd.png
       ccsim plot DIR --cdf fct_s --by 'flows[0].cc' -o fct.svg
+      ccsim plot DIR --cdf goodput_bps --by cc -o g.svg       (per flow, by algorithm)
+      ccsim plot DIR --x topology.buffer --y share --by group -o share.pdf
+      ccsim plot DIR --series cwnd_pkts --by group -o cwnd.png
     """
     from ccsim import plots
     from ccsim._layout import SERIES_FILE, check_file_target, is_sweep_dir
@@ -462,7 +496,7 @@ def plot_cmd(
                 d = sw.runs_dir / (run_id or ids[0])
             if not (d / SERIES_FILE).is_file():
                 _fail(f"{d}: no {SERIES_FILE} (not a run directory)", EXIT_INPUT)
-            fig = plots.timeseries(d, series)
+            fig = plots.timeseries(d, series, by=by)
             if logy:
                 fig.axes[0].set_yscale("log")
         else:
@@ -534,7 +568,7 @@ def reproduce_cmd(
         _fail("interrupted", EXIT_INTERRUPT)
     except OSError as e:
         _fail(f"cannot write {target}: {e.strerror or e}", EXIT_IO)
-    t = Table(title=f"study {study} ({'quick' if quick else 'full'}, {res.wall_s:.0f} s)")
+    t = _table(title=f"study {study} ({'quick' if quick else 'full'}, {res.wall_s:.0f} s)")
     for col in ("figure", "claim", "study", "ccsim", "holds"):
         t.add_column(col)
     for f in res.figures:
@@ -555,7 +589,7 @@ def _print_sweep_table(result: Any) -> None:
         return
     tab = result.table(metrics=metrics)
     params = [c for c in result.params if c in tab.columns]
-    t = Table(title="mean ± 95 % confidence interval across seeds", title_justify="left")
+    t = _table(title="mean ± 95 % confidence interval across seeds", title_justify="left")
     for col in [*params, "runs", *(label(m) for m in metrics)]:
         t.add_column(col, justify="left" if col in params else "right")
     for _, r in tab.iterrows():
@@ -569,7 +603,7 @@ def _print_sweep_table(result: Any) -> None:
 
 
 def _print_frame(df: Any, title: str | None) -> None:
-    t = Table(title=title, title_justify="left")
+    t = _table(title=title, title_justify="left")
     for col in df.columns:
         t.add_column(str(col), justify="right")
     for row in df.itertuples(index=False):
@@ -627,64 +661,97 @@ def _pct(x: Any) -> str:
     return f"{100 * v:.2f} %" if abs(v) >= 0.01 or v == 0 else f"{100 * v:.2g} %"
 
 
+def _rate(x: Any) -> str:
+    """A rate in its unit: ``10 Gb/s``, ``622 Mb/s``, ``64 kb/s``."""
+    v = _num(x)
+    if v is None:
+        return "—"
+    for scale, unit in ((1e12, "Tb/s"), (1e9, "Gb/s"), (1e6, "Mb/s"), (1e3, "kb/s")):
+        if abs(v) >= scale:
+            return f"{v / scale:.4g} {unit}"
+    return f"{v:.4g} b/s"
+
+
+def _size(x: Any) -> str:
+    """Bytes in their unit: ``1.25 MB``, ``688 KB``."""
+    v = _num(x)
+    if v is None:
+        return "—"
+    for scale, unit in ((1e9, "GB"), (1e6, "MB"), (1e3, "KB")):
+        if abs(v) >= scale:
+            return f"{v / scale:.3g} {unit}"
+    return f"{v:.0f} B"
+
+
+def _secs(x: Any) -> str:
+    """A duration in its unit: ``58.9 ms``, ``1.5 s``."""
+    v = _num(x)
+    if v is None:
+        return "—"
+    if v != 0 and abs(v) < 1:
+        return f"{v * 1e3:.3g} ms"
+    return f"{v:.4g} s"
+
+
 def print_summary(run: ccsim.Run, console: Console) -> None:
+    """The run's summary for a person: labels, units, each quantity once; what a
+    scenario has not got (no completed flow, no packet source) is left out. Counts are
+    over the measurement window unless a row says "whole run"."""
     s = run.summary
-    t = Table(title=f"ccsim run: {s.get('name', '?')}", show_header=False, title_justify="left")
+    t = _table(title=f"ccsim run: {s.get('name', '?')}", show_header=False, title_justify="left")
     t.add_column("", style="bold")
     t.add_column("")
-    shown = {
-        "name",
-        "seed",
-        "engine",
-        "duration_s",
-        "warmup_s",
-        "wall_s",
-        "events",
-        "bottleneck_packets",
-        "links",
-        "bottleneck",
-        "flows",
-        "conservation",
-        "tcp",
-    }
 
-    t.add_row("scenario", str(s.get("name", "—")))
     t.add_row("engine / seed", f"{s.get('engine', '—')} / {s.get('seed', '—')}")
     t.add_row(
-        "simulated", f"{_fmt(s.get('duration_s'))} s (measured after {_fmt(s.get('warmup_s'))} s)"
+        "simulated",
+        f"{_fmt(s.get('duration_s'))} s, measured over [{_fmt(s.get('warmup_s'))} s, "
+        f"{_fmt(s.get('duration_s'))} s]",
     )
-    t.add_row("wall time", f"{_fmt(s.get('wall_s'), 3)} s")
-    t.add_row("events", _int(s.get("events")))
-    t.add_row("bottleneck packets", _int(s.get("bottleneck_packets")))
+    work = (
+        f"{_int(s['events'])} events"
+        if _num(s.get("events")) is not None
+        else f"{_int(s.get('steps'))} integration steps of {_secs(s.get('step_s'))}"
+    )
+    t.add_row("wall time", f"{_fmt(s.get('wall_s'), 3)} s ({work})")
 
     b = run.bottleneck
     if b:
         t.add_section()
-        t.add_row("bottleneck", f"{s.get('bottleneck')} ({_scaled(b.get('rate_bps'), 1e-6)} Mb/s)")
+        t.add_row("", "[italic]over the measurement window[/]")
+        bdp = _num(s.get("bdp_pkts"))
         t.add_row(
-            "utilization (all / data)",
-            f"{_pct(b.get('utilization'))} / {_pct(b.get('utilization_data'))}",
+            "bottleneck",
+            f"{s.get('bottleneck')}: {_rate(b.get('rate_bps'))}, buffer {b.get('buffer', '—')}"
+            + (f" (BDP {bdp:,.0f} packets)" if bdp else ""),
         )
+        u, ud = _num(b.get("utilization")), _num(b.get("utilization_data"))
+        both = u is not None and ud is not None and abs(u - ud) > 5e-5
         t.add_row(
-            "drop rate",
-            f"{_pct(b.get('drop_rate'))} ({_int(b.get('drops'))} of {_int(b.get('arrivals'))})",
-        )
+            "utilization",
+            _pct(u) + (f" (data packets {_pct(ud)})" if both else "")
+            + f", {_rate(b.get('throughput_bps'))}",
+        )  # fmt: skip
+        drops = f"{_pct(b.get('drop_rate'))}: {_int(b.get('drops'))} of {_int(b.get('arrivals'))}"
+        if _num(b.get("random_losses")):
+            drops += f", {_int(b.get('random_losses'))} lost on the wire"
+        t.add_row("drop rate", drops)
+        if _num(b.get("ecn_marks")):
+            t.add_row("ECN marks", f"{_int(b.get('ecn_marks'))} ({_pct(b.get('mark_rate'))})")
         t.add_row(
-            "queue max / mean (pkts)",
-            f"{_fmt(b.get('queue_max_pkts'))} / {_fmt(b.get('queue_mean_pkts'))}",
+            "queue",
+            f"max {_fmt(b.get('queue_max_pkts'))} packets ({_size(b.get('queue_max_bytes'))}), "
+            f"mean {_fmt(b.get('queue_mean_pkts'))} ({_size(b.get('queue_mean_bytes'))})",
         )
-        t.add_row(
-            "queue max / mean (bytes)",
-            f"{_fmt(b.get('queue_max_bytes'))} / {_fmt(b.get('queue_mean_bytes'))}",
-        )
-        t.add_row("mean queueing delay", f"{_scaled(b.get('queue_delay_mean_s'), 1e3)} ms")
-        if "jain_rtt" in b:
+        t.add_row("mean queueing delay", _secs(b.get("queue_delay_mean_s")))
+        if b.get("jain") is not None:
             t.add_row(
-                "fairness: Jain / RTT-normalized",
-                f"{_fmt(b.get('jain'))} / {_fmt(b.get('jain_rtt'))} ({_int(b.get('flows'))} flows)",
+                "fairness (Jain)",
+                f"{_fmt(b.get('jain'))}, RTT-normalized {_fmt(b.get('jain_rtt'))} "
+                f"({_int(b.get('flows'))} flows)",
             )
         sync = b.get("sync")
-        if isinstance(sync, dict):
+        if isinstance(sync, dict) and _num(sync.get("events")):
             t.add_row(
                 "loss synchronization",
                 f"mean {_fmt(sync.get('mean'))}, median {_fmt(sync.get('median'))} over "
@@ -694,59 +761,117 @@ def print_summary(run: ccsim.Run, console: Console) -> None:
     f = s.get("flows")
     if isinstance(f, dict):
         t.add_section()
-        t.add_row("flows", _int(f.get("count")))
-        t.add_row("total goodput", f"{_scaled(f.get('goodput_bps_total'), 1e-6)} Mb/s")
-        jain = _num(f.get("jain_fairness"))
-        t.add_row("Jain fairness", "—" if jain is None else f"{jain:.4f}")
-        for k, v in f.items():
-            if k in {"count", "goodput_bps_total", "jain_fairness"}:
-                continue
-            if "_bps" in k:
-                t.add_row(f"flows.{k.replace('_bps', '')}", f"{_scaled(v, 1e-6)} Mb/s")
-            else:
-                t.add_row(f"flows.{k}", _fmt(v))
+        flows = f"{_int(f.get('count'))}"
+        if _num(f.get("completed")):
+            flows += f", {_int(f.get('completed'))} completed"
+        t.add_row("flows", flows)
+        goodput = _rate(f.get("goodput_bps_total"))
+        fwd, total = _num(f.get("goodput_bps_forward")), _num(f.get("goodput_bps_total"))
+        if fwd is not None and total is not None and abs(fwd - total) > 1e-9 * max(total, 1):
+            goodput += f" (forward flows {_rate(fwd)})"
+        t.add_row("total goodput", goodput)
+        # The bottleneck's Jain is the forward flows' in a dumbbell: print it once.
+        j, jb = _num(f.get("jain_fairness")), _num((b or {}).get("jain"))
+        if j is not None and (jb is None or abs(j - jb) > 1e-9):
+            t.add_row(
+                "fairness, all forward flows",
+                f"Jain {j:.4g}, RTT-normalized {_fmt(f.get('jain_fairness_rtt'))}",
+            )
+        if _num(f.get("fct_mean_s")) is not None:
+            t.add_row("mean flow completion time", _secs(f.get("fct_mean_s")))
+        if _num(f.get("normalized_latency_mean")) is not None:
+            t.add_row("mean normalized latency", _fmt(f.get("normalized_latency_mean")))
+        if _num(f.get("cov_mean")) is not None:
+            t.add_row("mean throughput CoV", _fmt(f.get("cov_mean")))
+
+    for w in s.get("workloads") or []:
+        t.add_row(
+            f"workload {w.get('name')}",
+            f"{w.get('kind')}: {_int(w.get('started'))} flows started, "
+            f"{_int(w.get('completed'))} completed, offered load {_pct(w.get('offered_load'))}"
+            " (whole run)",
+        )
+    for src in s.get("sources") or []:
+        t.add_row(
+            f"packet source {src.get('name')}",
+            f"sent {_int(src.get('sent'))}, delivered {_int(src.get('delivered'))}, "
+            f"dropped {_int(src.get('dropped'))} (whole run)",
+        )
+
+    t.add_section()
+    t.add_row("", "[italic]over the whole run[/]")
+    t.add_row("bottleneck packets sent", _int(s.get("bottleneck_packets")))
+    c = s.get("conservation")
+    if isinstance(c, dict):
+        ok = c.get("ok")
+        verdict = "ok" if ok else "VIOLATED" if ok is not None else "—"
+        if _num(c.get("sent")) is not None:
+            verdict += (
+                f": sent {_int(c.get('sent'))} = delivered {_int(c.get('delivered'))} + "
+                f"dropped {_int(c.get('dropped'))} + in flight {_int(c.get('in_flight'))}"
+            )
+        else:
+            verdict += " (every queue balanced; the fluid model has no end-to-end count)"
+        t.add_row("packet conservation", verdict)
 
     tcp = s.get("tcp")
     if isinstance(tcp, dict) and tcp:
-        # Each group's effective TCP settings (docs/tcp.md): profile first, then the rest.
+        # The settings that most often differ; every one is in summary.json (docs/tcp.md).
         t.add_section()
-        for group, opts in tcp.items():
-            if not isinstance(opts, dict):
+        for group, o in tcp.items():
+            if not isinstance(o, dict):
                 continue
-            rest = ", ".join(
-                f"{k} {str(v).lower() if isinstance(v, bool | str) else _fmt(v)}"
-                for k, v in opts.items()
-                if k != "profile"
-            )
-            t.add_row(f"tcp {group}", f"profile {opts.get('profile', '—')}: {rest}")
-
-    c = s.get("conservation")
-    if isinstance(c, dict):
-        t.add_section()
-        ok = c.get("ok")
-        t.add_row(
-            "packet conservation",
-            ("ok" if ok else "VIOLATED" if ok is not None else "—")
-            + f" (sent {_int(c.get('sent'))}, delivered {_int(c.get('delivered'))}, "
-            f"dropped {_int(c.get('dropped'))}, in flight {_int(c.get('in_flight'))})",
-        )
-
-    extra = [(k, v) for k, v in s.items() if k not in shown]
-    if extra:
-        t.add_section()
-        for k, v in extra:
-            t.add_row(k, _fmt(v) if not isinstance(v, dict | list) else _short(v))
+            parts = [
+                f"{o.get('profile', '—')} profile",
+                f"{o.get('recovery', '—')} recovery",
+                f"MSS {_int(o.get('mss'))} B",
+                f"initial cwnd {_fmt(o.get('init_cwnd'))}",
+                f"min RTO {_secs(o.get('min_rto_s'))}",
+                "delayed ACKs" if o.get("delayed_ack") else "no delayed ACKs",
+            ]
+            if o.get("ecn"):
+                parts.append("ECN")
+            if o.get("pacing") not in (None, "none"):
+                parts.append(f"pacing {o.get('pacing')}")
+            t.add_row(f"TCP of {group}", ", ".join(parts))
     console.print(t)
 
-    if 0 < len(run.flows) <= 20:
-        console.print(_flows_table(run))
+    groups = s.get("groups") or []
+    if groups:
+        console.print(_groups_table(groups))
+    rows = run.rows("flows")
+    if 0 < len(rows) <= 20:
+        console.print(_flows_table(rows))
 
 
-def _short(v: Any, limit: int = 100) -> str:
-    import json
+def _groups_table(groups: list[dict[str, Any]]) -> Table:
+    # Narrow enough for 80 columns: one unit per column; every field is in summary.json.
+    top = max((_num(g.get("goodput_bps")) or 0.0 for g in groups), default=0.0)
+    scale, unit = next(
+        ((k, u) for k, u in ((1e9, "Gb/s"), (1e6, "Mb/s"), (1e3, "kb/s")) if top >= k),
+        (1.0, "b/s"),
+    )
+    t = _table(title=f"flow groups (measurement window; goodput in {unit})", title_justify="left")
+    for h in ("group", "cc", "flows", unit, "share %", "Jain", "losses", "loss %", "RTOs"):
+        t.add_column(h, justify="left" if h in ("group", "cc") else "right")
 
-    text = json.dumps(v, default=str)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    def pct(x: Any) -> str:
+        v = _num(x)
+        return "—" if v is None else f"{100 * v:.2g}" if abs(v) < 0.01 else f"{100 * v:.3g}"
+
+    for g in groups:
+        t.add_row(
+            str(g.get("name")),
+            str(g.get("cc")),
+            _int(g.get("flows")),
+            _scaled(g.get("goodput_bps"), 1 / scale),
+            pct(g.get("share")),
+            _fmt(g.get("jain"), 3),
+            _int(g.get("losses")),
+            pct(g.get("loss_rate")),
+            _int(g.get("timeouts")),
+        )
+    return t
 
 
 # The per-flow columns printed (all columns are in flows.parquet), with label and scale.
@@ -765,22 +890,21 @@ _FLOW_COLUMNS = [
 ]
 
 
-def _flows_table(run: ccsim.Run) -> Table:
-    df = run.flows
+def _flows_table(rows: list[dict[str, Any]]) -> Table:
     cols = []
     for name, label, factor in _FLOW_COLUMNS:
-        if name not in df.columns:
+        if name not in rows[0]:
             continue
-        col = df[name]
-        if name in ("group", "direction") and col.nunique(dropna=False) <= 1:
+        values = [r[name] for r in rows]
+        if name in ("group", "direction") and len(set(values)) <= 1:
             continue  # one value for every flow says nothing
-        if name == "fct_s" and col.isna().all():
+        if name == "fct_s" and all(_num(v) is None for v in values):
             continue
         cols.append((name, label, factor))
-    t = Table(title="flows", title_justify="left")
+    t = _table(title="flows (measurement window)", title_justify="left")
     for _, label, _ in cols:
         t.add_column(label, justify="right")
-    for _, row in df.iterrows():
+    for row in rows:
         cells = []
         for name, _, factor in cols:
             v = row[name]

@@ -21,7 +21,11 @@ from typing import Any
 
 import matplotlib
 
-matplotlib.use("Agg")  # before pyplot: never open a window, work on headless machines
+# Before pyplot: never open a window, work on headless machines; but in a Jupyter
+# kernel (which sets MPLBACKEND to its inline backend) keep that backend, so that a
+# figure shows in the notebook.
+if "inline" not in os.environ.get("MPLBACKEND", ""):
+    matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
@@ -29,7 +33,10 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from ccsim._core import ScenarioError  # noqa: E402
-from ccsim._layout import SERIES_FILE, replace_file  # noqa: E402
+from ccsim._layout import FLOWS_FILE, SERIES_FILE, replace_file  # noqa: E402
+
+# --by values that name a column of the flows table rather than a swept path.
+FLOW_KEYS = ("group", "cc", "direction")
 
 # Publication defaults: Type 42 fonts in PDF (editable, accepted by IEEE/ACM checkers),
 # text kept as text in SVG, no date stamps in files so a figure is reproducible.
@@ -141,12 +148,33 @@ def _series_of(run: Any) -> pd.DataFrame:
     return run.series
 
 
+def _flows_of(run: Any, flows: pd.DataFrame | None) -> pd.DataFrame | None:
+    if flows is not None:
+        return flows
+    if isinstance(run, str | os.PathLike):
+        p = Path(run) / FLOWS_FILE
+        return pd.read_parquet(p, engine="pyarrow") if p.is_file() else None
+    return getattr(run, "flows", None)
+
+
+def _entity_names(run: Any, series: pd.DataFrame) -> dict[tuple[str, int], str]:
+    """Line labels: links by name (``bottleneck``), flows as ``flow 3``."""
+    names: dict[tuple[str, int], str] = {}
+    if "name" in series.columns:
+        first = series.groupby([series["entity"].astype(str), "id"])["name"].first()
+        for (ent, i), n in first.items():
+            names[(ent, int(i))] = str(n)
+    return names
+
+
 def timeseries(
     run: Any,
     metric: str,
     *,
     ids: Sequence[int] | None = None,
     entity: str | None = None,
+    by: str | None = None,
+    flows: pd.DataFrame | None = None,
     ax=None,
     title: str | None = None,
 ):
@@ -156,7 +184,9 @@ def timeseries(
     time, entity, id, metric, value). *metric*: ``cwnd_pkts``, ``throughput_bps``
     (flows), ``utilization``, ``queue_pkts``, ``queue_bytes`` (links). *ids*: which
     flows or links (default: all). *entity*: ``"flow"`` or ``"link"`` when a metric
-    exists for both.
+    exists for both. *by*: ``"group"`` or ``"cc"`` colours each flow's line by its
+    group or algorithm, with one legend entry per colour (the flows table comes from
+    *run*, or *flows* when *run* is a bare series DataFrame).
     """
     series = _series_of(run)
     sel = series[series["metric"].astype(str) == metric]
@@ -167,20 +197,65 @@ def timeseries(
     if sel.empty:
         have = sorted(set(series["metric"].astype(str)))
         raise ScenarioError(f"timeseries: no samples of {metric!r} (the run has {have})")
+    colour_of: dict[int, str] = {}
+    if by is not None:
+        if by not in ("group", "cc"):
+            raise ScenarioError(f"timeseries: by must be 'group' or 'cc', got {by!r}")
+        if set(sel["entity"].astype(str)) != {"flow"}:
+            raise ScenarioError(f"timeseries: {metric!r} is not a per-flow series; by={by!r} "
+                                "colours flows")  # fmt: skip
+        table = _flows_of(run, flows)
+        if table is None or by not in table.columns:
+            raise ScenarioError(f"timeseries: by={by!r} needs the run's flows table")
+        # A workload slot's instances share its id: the first row names it.
+        colour_of = {int(f): str(g) for f, g in zip(table["flow"], table[by], strict=True)}
+        colour_of = {k: colour_of[k] for k in sorted(colour_of)}
     _, _, scale = quantity(metric)
+    names = _entity_names(run, series)
     with plt.rc_context(STYLE):
         fig, ax = _fig_ax(ax)
         groups = sel.groupby([sel["entity"].astype(str), sel["id"]], sort=True)
+        keys = list(dict.fromkeys(colour_of.values()))
+        palette = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+        labelled: set[str] = set()
+        many = groups.ngroups > 10
         for (ent, i), g in groups:
-            ax.plot(g["time"], g["value"] * scale, label=f"{ent} {i}", drawstyle="steps-post")
+            style: dict[str, Any] = {"drawstyle": "steps-post"}
+            if by is not None:
+                key = colour_of.get(int(i), "?")
+                style["color"] = palette[keys.index(key) % len(palette)] if key in keys else "0.5"
+                # One legend entry per group, not per flow.
+                style["label"] = None if key in labelled else key
+                labelled.add(key)
+            else:
+                style["label"] = names.get((ent, int(i)), f"{ent} {i}")
+            if many:
+                style.update(linewidth=0.7, alpha=0.7)
+            ax.plot(g["time"], g["value"] * scale, **style)
         ax.set_xlabel("time (s)")
         ax.set_ylabel(label(metric))
-        if groups.ngroups <= 10:
+        _honest_y(ax, sel["value"].to_numpy(float) * scale)
+        if by is not None:
+            ax.legend(loc="best", frameon=False, title=by)
+        elif not many:
             ax.legend(loc="best", frameon=False)
         if title:
             ax.set_title(title)
         fig.tight_layout()
     return fig
+
+
+def _honest_y(ax, values: np.ndarray) -> None:
+    """No offset notation (``1e-3 + 0.999``) and, when positive values differ by under 5 %
+    of their size, an axis from zero: a wobble of under a point must not look like a
+    collapse."""
+    ax.ticklabel_format(axis="y", useOffset=False, style="plain")
+    v = values[np.isfinite(values)]
+    if len(v) == 0 or ax.get_yscale() != "linear":
+        return
+    lo, hi = float(v.min()), float(v.max())
+    if lo >= 0 and hi > 0 and hi - lo < 0.05 * hi:
+        ax.set_ylim(0, hi * 1.1)
 
 
 # ------------------------------------------------------------------ metric vs parameter
@@ -274,6 +349,8 @@ def metric_vs_param(
             ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         if logy:
             ax.set_yscale("log")
+        else:
+            _honest_y(ax, tab[f"{metric}_mean"].to_numpy(float) * scale)
         if by is not None:
             ax.legend(title=by, frameon=False)
         if title:
@@ -310,9 +387,12 @@ def cdf(
 
     *data*: a ``Sweep`` or sweep directory (then *source* says where *column* lives:
     ``"flows"`` for per-flow values such as ``fct_s`` or ``goodput_bps`` from every
-    run, ``"runs"`` for per-run metrics), or a DataFrame holding *column* (and *by*),
-    or a mapping ``{label: values}``. NaN values (flows that did not finish) are
-    left out; the legend says how many values each curve has.
+    run, ``"runs"`` for per-run metrics, ``"groups"`` for per-group values such as
+    ``share``), or a DataFrame holding *column* (and *by*), or a mapping
+    ``{label: values}``. *by*: a swept path, or ``"group"`` / ``"cc"`` (a flow's group
+    or algorithm; with ``source="runs"`` the groups table is read instead). NaN values
+    (flows that did not finish) are left out; the legend says how many values each
+    curve has.
     """
     groups = _cdf_groups(data, column, by, source)
     _, _, scale = quantity(column)
@@ -354,15 +434,20 @@ def _cdf_groups(data: Any, column: str, by: str | None, source: str):
         from ccsim.store import catalogue, query
 
         directory = data.directory if hasattr(data, "directory") else data
-        if source not in ("flows", "runs"):
-            raise ScenarioError(f"cdf: source must be 'flows' or 'runs', got {source!r}")
-        cols = f'"{column}"' + (f', runs."{by}"' if by else "")
-        if source == "flows":
-            sql = f"SELECT flows.{cols} FROM flows JOIN runs USING (run_id)"
-        else:
-            sql = f"SELECT {cols} FROM runs WHERE status = 'done'"
+        if source not in ("flows", "runs", "groups"):
+            raise ScenarioError(f"cdf: source must be 'flows', 'runs' or 'groups', got {source!r}")
+        # --by group|cc names a column of the flows (or groups) table, not a swept path.
+        per_flow = by in FLOW_KEYS
+        if source == "runs" and per_flow:
+            source = "groups"  # a per-run metric has no group: the groups table's has
+        table = {"flows": "flows", "runs": "runs", "groups": "groups"}[source]
+        own = "name" if (source == "groups" and by == "group") else by
+        by_col = f', {table}."{own}" AS "{by}"' if per_flow else (f', runs."{by}"' if by else "")
+        sql = f'SELECT {table}."{column}"{by_col} FROM {table} JOIN runs USING (run_id)'
+        if source == "runs":
+            sql = f"SELECT \"{column}\"{by_col} FROM runs WHERE status = 'done'"
         data = query(directory, sql)
-        if by:
+        if by and not per_flow:
             # A join's rows come back in no set order (DuckDB scans in parallel): the
             # catalogue gives the plan's, which is the grid's.
             runs = catalogue(directory)

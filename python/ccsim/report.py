@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 
 from ccsim._core import ScenarioError
-from ccsim._layout import SERIES_FILE, check_file_target, replace_file
+from ccsim._layout import FLOWS_FILE, SERIES_FILE, check_file_target, replace_file
 
 _figure_ids = itertools.count(1)
 
@@ -101,6 +101,11 @@ def report(
     first = done.iloc[0]
     run_dir = sw.runs_dir / first["run_id"]
     series = pd.read_parquet(run_dir / SERIES_FILE, engine="pyarrow")
+    flows = pd.read_parquet(run_dir / FLOWS_FILE, engine="pyarrow")
+    # Many flows, or several groups: one colour per group with a legend (16 lines in
+    # 16 colours, unlabelled, say nothing); a few flows of one group: a line each.
+    n_groups = flows["group"].nunique() if "group" in flows.columns else 1
+    colour = "group" if n_groups > 1 or len(flows) > 10 else None
     what = ", ".join(f"{p} = {first[p]}" for p in params) or "the base scenario"
     have = set(series["metric"].astype(str))
     for metric, entity in (
@@ -110,9 +115,11 @@ def report(
         ("queue_pkts", "link"),
     ):
         if metric in have:
+            by = colour if entity == "flow" else None
             add(
-                timeseries(series, metric, entity=entity),
-                f"{metric} against time in run {first['run_id']} ({what}, seed {first['seed']}).",
+                timeseries(series, metric, entity=entity, by=by, flows=flows),
+                f"{metric} against time in run {first['run_id']} ({what}, seed {first['seed']})"
+                + (", coloured by flow group." if by else "."),
             )
     add(
         cdf(sw, "goodput_bps", by=by, source="flows"),

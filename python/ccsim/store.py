@@ -14,8 +14,15 @@ opens an in-memory DuckDB with three views:
   ``wall_s``, ``bdp_pkts``, ``buffer``), and every link as ``"links.<name>.<metric>"``.
 - ``series``: every finished run's ``series.parquet`` with its ``run_id``.
 - ``flows``: every finished run's ``flows.parquet`` with its ``run_id``.
+- ``groups``: one row per finished run and flow group, from the summary's ``groups``
+  block: ``run_id``, ``name``, ``cc``, ``flows``, ``goodput_bps``, ``share``,
+  ``capacity_share``, ``jain``, ``losses``, ``loss_rate``, ``retransmits``,
+  ``timeouts`` (docs/metrics.md, *Per group*).
 
-Join ``series``/``flows`` to ``runs`` on ``run_id`` to get the parameters.
+Join ``series``/``flows``/``groups`` to ``runs`` on ``run_id`` to get the parameters::
+
+    SELECT r."flows[1].cc" AS cc, avg(g.share) AS share
+    FROM groups g JOIN runs r USING (run_id) WHERE g.name = 'group1' GROUP BY 1
 """
 
 from __future__ import annotations
@@ -25,13 +32,14 @@ import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ccsim import _core
 from ccsim._core import ScenarioError
 from ccsim._layout import FLOWS_FILE, RUNS_DIR, SERIES_FILE, read_sweep, run_records
+
+if TYPE_CHECKING:  # pandas loads where a table is made, not on `import ccsim`
+    import pandas as pd
 
 # The metrics Sweep.table() and the report show when none are named.
 DEFAULT_METRICS = (
@@ -70,7 +78,7 @@ def _flatten(summary: dict[str, Any]) -> dict[str, Any]:
     bottleneck = (summary.get("links") or {}).get(summary.get("bottleneck"))
     if isinstance(bottleneck, dict):
         for m, v in bottleneck.items():
-            if scalar(v) and m not in row:
+            if scalar(v) and m not in row and m != "id":  # the series' link id: no metric
                 row[m] = v
     return row
 
@@ -80,13 +88,52 @@ def _param_value(v: Any) -> Any:
     return json.dumps(v, sort_keys=True) if isinstance(v, dict | list) else v
 
 
+# The groups table's columns, in the order of the summary's groups block.
+GROUP_COLUMNS = (
+    "run_id",
+    "name",
+    "cc",
+    "flows",
+    "goodput_bps",
+    "share",
+    "capacity_share",
+    "jain",
+    "losses",
+    "loss_rate",
+    "retransmits",
+    "timeouts",
+)
+
+
+# The group metrics Sweep.table() shows per group when none are named.
+GROUP_METRICS = ("share", "goodput_bps", "jain", "loss_rate")
+
+# Keys of Sweep.table() and the plots' --by that select the groups table.
+GROUP_KEYS = ("group", "cc")
+
+
 def catalogue(directory: str | os.PathLike) -> pd.DataFrame:
     """One row per run of the sweep in *directory* (see the module doc for columns)."""
+    return _catalogue(directory)[0]
+
+
+def groups(directory: str | os.PathLike) -> pd.DataFrame:
+    """One row per finished run and flow group (the summary's ``groups`` block)."""
+    return _catalogue(directory)[1]
+
+
+def _catalogue(directory: str | os.PathLike) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The runs table and the groups table, from one pass over the runs."""
+    import pandas as pd
+
     d = Path(directory)
     spec = read_sweep(d)
     rows: list[dict[str, Any]] = []
+    group_rows: list[dict[str, Any]] = []
     param_order: list[str] = list(spec.get("grid", {}))
     for run_id, status, record, summary in run_records(d / RUNS_DIR):
+        for g in (summary or {}).get("groups") or []:
+            group_rows.append({"run_id": run_id, **{k: g.get(k) for k in GROUP_COLUMNS[1:]}})
         if status == "done":
             row = {"run_id": run_id, "status": "done", "error": None}
         else:
@@ -99,15 +146,22 @@ def catalogue(directory: str | os.PathLike) -> pd.DataFrame:
     # Plan order (grid order, seeds innermost), so tables list values as the grid does.
     position = {rid: i for i, rid in enumerate(spec.get("runs", []))}
     rows.sort(key=lambda r: (position.get(r["run_id"], len(position)), r["run_id"]))
+    # Plan order too, groups in their summary order within a run (a stable sort).
+    group_rows.sort(key=lambda r: (position.get(r["run_id"], len(position)), r["run_id"]))
+    gdf = pd.DataFrame(group_rows, columns=list(GROUP_COLUMNS))
+    gdf = gdf.astype({"name": "string", "cc": "string", "run_id": "string"})
+    for col in GROUP_COLUMNS[3:]:
+        gdf[col] = pd.to_numeric(gdf[col], errors="coerce")
     df = pd.DataFrame(rows)
     if df.empty:
-        return pd.DataFrame(columns=["run_id", "status", "error", "seed", "replication"])
+        empty = pd.DataFrame(columns=["run_id", "status", "error", "seed", "replication"])
+        return empty, gdf
     for col in df.columns:
         # A swept path may mix numbers and words (10 and "bdp"); DuckDB wants one type.
         kinds = {type(v) for v in df[col] if v is not None and not _isnan(v)}
         if len(kinds) > 1 and not kinds <= {int, float}:
             df[col] = df[col].map(lambda v: None if v is None or _isnan(v) else str(v))
-    return df
+    return df, gdf
 
 
 def _identity(record: dict[str, Any], order: list[str]) -> dict[str, Any]:
@@ -125,14 +179,17 @@ def _isnan(v: Any) -> bool:
 
 
 def connect(directory: str | os.PathLike):
-    """An in-memory DuckDB connection with the views ``runs``, ``series``, ``flows``."""
+    """An in-memory DuckDB connection with the views ``runs``, ``series``, ``flows``,
+    ``groups``."""
     import duckdb
 
     d = Path(directory).absolute()
     con = duckdb.connect()
-    cat = catalogue(d)
+    cat, grp = _catalogue(d)
     con.register("runs_df", cat)
     con.execute("CREATE VIEW runs AS SELECT * FROM runs_df")
+    con.register("groups_df", grp)
+    con.execute("CREATE VIEW groups AS SELECT * FROM groups_df")
     runs = d / RUNS_DIR
     for view, name in (("series", SERIES_FILE), ("flows", FLOWS_FILE)):
         files = (
@@ -186,13 +243,26 @@ def table(
     half-width of its 95 % confidence interval, both from the core's
     ``confidence_interval`` (Student t with n − 1 degrees of freedom, the one interval
     of every batch and report; the half-width is NaN with a single run).
+
+    With ``"group"`` or ``"cc"`` among *by*, one row per flow group (or algorithm) and
+    parameter combination, over the groups table: *metrics* are then its columns
+    (``share``, ``goodput_bps``, ``jain``, ``loss_rate``, ...) and ``runs`` counts
+    group-runs.
     """
-    cat = catalogue(directory)
+    import pandas as pd
+
+    cat, grp = _catalogue(directory)
     spec = read_sweep(directory)
     keys = list(by) if by is not None else [p for p in spec.get("grid", {}) if p in cat.columns]
     done = cat[cat["status"] == "done"] if not cat.empty else cat
+    if any(k in GROUP_KEYS for k in keys):
+        # Per flow group: the groups table's rows with their runs' parameters, the
+        # group's name under "group" (as in the flows table).
+        params = [c for c in done.columns if c not in grp.columns or c == "run_id"]
+        done = grp.rename(columns={"name": "group"}).merge(done[params], on="run_id")
     if metrics is None:
-        metrics = [m for m in DEFAULT_METRICS if m in done.columns]
+        default = GROUP_METRICS if "group" in done.columns else DEFAULT_METRICS
+        metrics = [m for m in default if m in done.columns]
     missing = [m for m in list(metrics) + keys if m not in done.columns]
     if missing:
         raise ScenarioError(f"table: no column {missing[0]!r} in the catalogue")

@@ -306,6 +306,7 @@ class Sweep:
 
     @property
     def runs_dir(self) -> Path:
+        """``DIR/runs``: one directory per finished run, named by its id."""
         return self.directory / RUNS_DIR
 
     def run_ids(self) -> list[str]:
@@ -390,7 +391,8 @@ def sweep(
     applied to every run. *directory*: where runs are stored; an existing sweep there is
     resumed (it must be of the same scenario and base overrides). *workers*: local
     processes (default: every core). *client* / *scheduler*: run on Dask instead, with
-    this ``distributed.Client`` or a new client connected to the scheduler address.
+    this ``distributed.Client`` or a new client connected to the scheduler address
+    (Dask is optional: ``pip install 'ccsim[dask]'``; without it a ScenarioError says so).
 
     *directory* must be new, empty or a ccsim sweep directory; any other raises
     ``OutputRefused`` unless *force*, which replaces it (and a sweep of another
@@ -558,8 +560,23 @@ def _execute_local(text, base, todo, workers) -> Iterator[tuple[RunSpec, dict[st
         pool.shutdown(wait=True, cancel_futures=True)
 
 
+DASK_MISSING = (
+    "a Dask scheduler needs Dask, an optional part of ccsim: pip install 'ccsim[dask]' "
+    "(or run the sweep without a scheduler, on local processes)"
+)
+
+
+def _distributed():
+    """The ``distributed`` package, or a ScenarioError naming the extra to install."""
+    try:
+        import distributed
+    except ImportError:
+        raise ScenarioError(DASK_MISSING) from None
+    return distributed
+
+
 def _connect(scheduler: str):
-    from distributed import Client
+    Client = _distributed().Client  # noqa: N806 - the class, as distributed names it
 
     try:
         return Client(scheduler, timeout="10s")
@@ -568,7 +585,7 @@ def _connect(scheduler: str):
 
 
 def _execute_dask(text, base, todo, client) -> Iterator[tuple[RunSpec, dict]]:
-    from distributed import as_completed
+    as_completed = _distributed().as_completed
 
     futures = {}
     for spec in todo:
@@ -592,7 +609,8 @@ def _execute_dask(text, base, todo, client) -> Iterator[tuple[RunSpec, dict]]:
 
 
 class _Progress:
-    """A rich progress bar over runs, with ETA; silent when stderr is not a terminal."""
+    """A rich progress bar over runs, with ETA, in a terminal or a Jupyter notebook;
+    silent elsewhere (a log file, a pipe)."""
 
     def __init__(self, total: int, done: int, *, enabled: bool, console: Any = None):
         self.total, self.done, self.failed = total, done, 0
@@ -613,8 +631,10 @@ class _Progress:
             TimeRemainingColumn,
         )
 
+        from ccsim._progress import can_draw
+
         console = self.console or Console(stderr=True)
-        if not console.is_terminal:
+        if not can_draw(console):  # a terminal, or Jupyter
             return self
         self._progress = Progress(
             TextColumn("[bold]sweep"),

@@ -118,6 +118,10 @@ fn table_to_py<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> 
                 cats.set_item(name, PyList::new_bound(py, names))?;
                 ("<u1", v.clone())
             }
+            Column::Cat32(v, names) => {
+                cats.set_item(name, PyList::new_bound(py, names))?;
+                ("<u4", bytes_of(v, |x| x.to_le_bytes().to_vec()))
+            }
         };
         let tup = PyTuple::new_bound(
             py,

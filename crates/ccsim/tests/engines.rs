@@ -60,7 +60,7 @@ fn dtype(c: &Column) -> &'static str {
         Column::F64(_) => "f64",
         Column::I32(_) => "i32",
         Column::I64(_) => "i64",
-        Column::Cat(..) => "cat",
+        Column::Cat(..) | Column::Cat32(..) => "cat",
     }
 }
 
@@ -143,6 +143,39 @@ fn both_engines_follow_the_metric_definitions() {
         // Jain over the forward flows' goodputs: (Σx)²/(n·Σx²).
         let j = total * total / (g.len() as f64 * g.iter().map(|x| x * x).sum::<f64>());
         assert!((o.get("flows.jain_fairness") - j).abs() < 1e-12, "{engine}");
+        // Groups: the flows table's rows of each group, summed; shares of the total.
+        let groups = o.summary["groups"].as_array().unwrap();
+        let names: Vec<&str> = groups.iter().map(|x| x["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["pre", "group1"], "{engine}");
+        let Some(Column::Cat(codes, cats)) = o.flows.get("group") else {
+            panic!()
+        };
+        let Some(Column::I64(losses)) = o.flows.get("losses") else {
+            panic!()
+        };
+        let mut share = 0.0;
+        for x in groups {
+            let rows: Vec<usize> = (0..codes.len())
+                .filter(|&i| cats[codes[i] as usize] == x["name"].as_str().unwrap())
+                .collect();
+            let gp: f64 = rows.iter().map(|&i| g[i]).sum();
+            let lost: i64 = rows.iter().map(|&i| losses[i]).sum();
+            assert_eq!(
+                x["flows"].as_u64().unwrap() as usize,
+                rows.len(),
+                "{engine}"
+            );
+            assert!((x["goodput_bps"].as_f64().unwrap() - gp).abs() <= 1e-9 * gp);
+            assert!((x["capacity_share"].as_f64().unwrap() - gp / 20e6).abs() < 1e-12);
+            // The table rounds the fluid engine's fractional counts per flow.
+            let dl = (x["losses"].as_f64().unwrap() - lost as f64).abs();
+            assert!(dl <= 0.5 * rows.len() as f64, "{engine}: losses {dl} apart");
+            share += x["share"].as_f64().unwrap();
+        }
+        assert!(
+            (share - 1.0).abs() < 1e-12,
+            "{engine}: shares sum to {share}"
+        );
         // Every queue balanced; the run conserved what the engine can count.
         assert_eq!(
             o.summary["conservation"]["queues_balanced"], true,

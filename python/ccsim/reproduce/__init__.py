@@ -318,7 +318,8 @@ def report_markdown(result: StudyResult) -> str:
             lines += ["| claim | study | ccsim | holds | check |", "|---|---|---|---|---|"]
             for c in f.claims:
                 mark = {True: "yes", False: "**no**", None: "—"}[c.holds]
-                lines.append(f"| {c.text} | {c.study} | {c.ccsim} | {mark} | {c.check} |")
+                cells = [c.text, c.study, c.ccsim, mark, c.check]
+                lines.append("| " + " | ".join(md_cell(x) for x in cells) + " |")
             lines.append("")
         if f.table:
             lines += [f.table, ""]
@@ -344,11 +345,17 @@ def fmt(x: float, digits: int = 3) -> str:
     return "—" if x is None or pd.isna(x) else f"{x:.{digits}f}"
 
 
+def md_cell(x: Any) -> str:
+    """Text for a Markdown table cell: a ``|`` would end the cell (a check such as
+    ``|a − b| < 0.1`` lost the verdict after it), a newline the row."""
+    return str(x).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
 def markdown_table(df: pd.DataFrame, digits: int = 3) -> str:
-    cols = [str(c) for c in df.columns]
+    cols = [md_cell(c) for c in df.columns]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for row in df.itertuples(index=False):
-        cells = [fmt(v, digits) if isinstance(v, float) else str(v) for v in row]
+        cells = [fmt(v, digits) if isinstance(v, float) else md_cell(v) for v in row]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

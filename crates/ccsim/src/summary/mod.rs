@@ -3,8 +3,10 @@
 //! engines produce. Nothing here knows which engine ran, except to say so.
 
 mod events;
+mod groups;
 mod latency;
 pub mod table;
+mod values;
 
 use crate::metrics::sync::{summarize as sync_summary, CongestionEvent};
 use crate::metrics::{jain, jain_rtt};
@@ -15,6 +17,7 @@ use crate::units::Time;
 use serde_json::{json, Map, Value};
 use std::path::PathBuf;
 use table::{categorical, Column, Table};
+use values::{count, finite_mean, nan_null};
 
 /// One pcap trace written by a run.
 #[derive(Clone, Debug)]
@@ -44,35 +47,6 @@ impl Output {
         }
         v.as_f64()
             .unwrap_or_else(|| panic!("summary has no number at {path}"))
-    }
-}
-
-/// JSON has no NaN: an undefined statistic is null.
-fn nan_null(x: f64) -> Value {
-    if x.is_finite() {
-        json!(x)
-    } else {
-        Value::Null
-    }
-}
-
-/// A count: an integer when whole (always in the packet engine), else fractional
-/// packets (the fluid engine).
-fn count(x: f64) -> Value {
-    if x.fract() == 0.0 && x.abs() < 9.0e15 {
-        json!(x as i64)
-    } else {
-        json!(x)
-    }
-}
-
-/// The mean of the finite values; null if there are none.
-fn finite_mean(v: &[f64]) -> Value {
-    let ok: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
-    if ok.is_empty() {
-        Value::Null
-    } else {
-        json!(ok.iter().sum::<f64>() / ok.len() as f64)
     }
 }
 
@@ -207,6 +181,8 @@ pub fn summarize(mut rec: Records, events: bool) -> Output {
     let mut links = Map::new();
     for (li, l) in rec.links.iter().enumerate().filter(|(_, l)| l.monitored) {
         let mut v = link_summary(l, win);
+        // The link's id in the series table (its `id` column), so a reader can name it.
+        v["id"] = json!(li);
         let on: Vec<&FlowRecord> = rec
             .flows
             .iter()
@@ -293,6 +269,7 @@ pub fn summarize(mut rec: Records, events: bool) -> Output {
             "normalized_latency_mean": finite_mean(&norm),
             "completed": fct_all.len(),
         },
+        "groups": groups::groups(&rec, win),
         "sources": rec.sources.iter().map(|s| json!({
             "name": s.name, "sent": s.sent, "delivered": s.delivered, "dropped": s.dropped,
         })).collect::<Vec<_>>(),
@@ -659,5 +636,39 @@ mod tests {
         assert!(out.summary["conservation"]["sent"].is_null());
         assert_eq!(out.summary["bottleneck_packets"], 1200);
         assert_eq!(out.flows.rows(), 2);
+    }
+
+    /// The groups block: sums and ratios over each group's flows.
+    #[test]
+    fn groups_of_hand_made_records() {
+        let mut rec = records();
+        rec.flows[1].group = "h".into();
+        rec.flows[1].cc = "cubic".into();
+        rec.flows[0].window.losses = 5.0;
+        rec.flows[0].window.retransmits = 4.0;
+        rec.flows[0].window.timeouts = 1.0;
+        // A workload instance of group "h": left out, as in the summary's fairness.
+        let mut inst = rec.flows[1].clone();
+        inst.instance = true;
+        inst.window.bytes_delivered = 1e9;
+        rec.flows.push(inst);
+        let out = summarize(rec, false);
+        let g = out.summary["groups"].as_array().unwrap();
+        assert_eq!(g.len(), 2);
+        let n = |i: usize, k: &str| g[i][k].as_f64().unwrap();
+        assert_eq!(g[0]["name"], "g");
+        assert_eq!(g[0]["cc"], "newreno");
+        assert_eq!(g[1]["cc"], "cubic");
+        assert_eq!(g[0]["flows"], 1);
+        assert_eq!(n(0, "goodput_bps"), 3e6);
+        assert_eq!(n(0, "share"), 0.75); // 3 of 4 Mb/s
+        assert_eq!(n(1, "capacity_share"), 0.1); // 1 of 10 Mb/s
+        assert_eq!(n(0, "jain"), 1.0);
+        assert_eq!(g[0]["losses"], 5);
+        assert_eq!(g[0]["retransmits"], 4);
+        assert_eq!(g[0]["timeouts"], 1);
+        // 5 lost of 3.75e6/1460 segments delivered + 4 retransmitted.
+        assert!((n(0, "loss_rate") - 5.0 / (3.75e6 / 1460.0 + 4.0)).abs() < 1e-15);
+        assert!(g[1]["loss_rate"].as_f64() == Some(0.0));
     }
 }

@@ -9,6 +9,8 @@ pub enum Column {
     I64(Vec<i64>),
     /// Codes into the table's category list for this column.
     Cat(Vec<u8>, Vec<String>),
+    /// The same with room for more than 256 categories (a flows table with 300 groups).
+    Cat32(Vec<u32>, Vec<String>),
 }
 
 impl Column {
@@ -18,6 +20,7 @@ impl Column {
             Column::I32(v) => v.len(),
             Column::I64(v) => v.len(),
             Column::Cat(v, _) => v.len(),
+            Column::Cat32(v, _) => v.len(),
         }
     }
     pub fn is_empty(&self) -> bool {
@@ -49,23 +52,26 @@ impl Table {
     }
 }
 
-/// Build a categorical column from strings.
+/// Build a categorical column from strings: one-byte codes up to 256 categories, four
+/// bytes beyond (a u8 code would wrap and name the wrong category).
 pub fn categorical<S: AsRef<str>>(values: &[S]) -> Column {
     let mut cats: Vec<String> = Vec::new();
-    let codes = values
+    let mut index: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    let codes: Vec<u32> = values
         .iter()
         .map(|v| {
             let v = v.as_ref();
-            match cats.iter().position(|c| c == v) {
-                Some(i) => i as u8,
-                None => {
-                    cats.push(v.to_string());
-                    (cats.len() - 1) as u8
-                }
-            }
+            *index.entry(v).or_insert_with(|| {
+                cats.push(v.to_string());
+                (cats.len() - 1) as u32
+            })
         })
         .collect();
-    Column::Cat(codes, cats)
+    if cats.len() <= 256 {
+        Column::Cat(codes.iter().map(|&c| c as u8).collect(), cats)
+    } else {
+        Column::Cat32(codes, cats)
+    }
 }
 
 #[cfg(test)]
@@ -80,6 +86,18 @@ mod tests {
                 assert_eq!(cats, vec!["a", "b"]);
             }
             _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn categorical_beyond_256_categories_keeps_every_name() {
+        let names: Vec<String> = (0..300).map(|i| format!("g{i}")).collect();
+        match categorical(&names) {
+            Column::Cat32(c, cats) => {
+                assert_eq!(c[299], 299);
+                assert_eq!(cats[c[256] as usize], "g256");
+            }
+            _ => panic!("300 categories need wide codes"),
         }
     }
 }
