@@ -29,6 +29,9 @@ from ccsim._scenario import (
     text_of,
     toml_value,
 )
+from ccsim._scenario import (
+    limit_text as _limit_text,
+)
 from ccsim.sweep import Sweep, split_sweep_table, sweep
 from ccsim.sweep import plan as sweep_plan
 
@@ -151,12 +154,3 @@ def run(
     else:
         result = _core.run(text, overrides, progress if callable(progress) else None, limit)
     return Run._from_core(result, _core.resolve(text, overrides), overrides)
-
-
-def _limit_text(memory_limit: str | int | None) -> str | None:
-    """*memory_limit* as the core reads it (``"8GB"``, ``"off"``, bytes)."""
-    if memory_limit is None or isinstance(memory_limit, str):
-        return memory_limit
-    if isinstance(memory_limit, bool) or not isinstance(memory_limit, int):
-        raise ScenarioError(f'memory_limit: expected a size like "8GB", got {memory_limit!r}')
-    return str(memory_limit)
