@@ -413,7 +413,7 @@ def scale_table(rows: list[ScaleRow]) -> Any:
             f"{r.wall_s:.2f}",
             f"{r.events:,}",
             f"{r.ns_per_event:.0f}",
-            f"{r.ns_per_packet:.0f}",
+            "-" if r.bottleneck_packets == 0 else f"{r.ns_per_packet:.0f}",
             f"{r.peak_rss_bytes / 1e6:,.0f} MB",
         )
     return t
