@@ -1,7 +1,7 @@
 """Resident memory over the course of a long run: is a long run's memory flat?
 
-    python benches/rss_curve.py packet      # 100 flows, 100 Mb/s, 3600 s (bench config D's network)
-    python benches/rss_curve.py fluid       # 10 HSTCP flows, 10 Gb/s, 10^6 s (bench --fluid's scenario)
+    python benches/rss_curve.py packet   # 100 flows, 100 Mb/s, 3600 s (bench config D's network)
+    python benches/rss_curve.py fluid    # 10 HSTCP flows, 10 Gb/s, 10^6 s (bench --fluid's)
     python benches/rss_curve.py packet --duration 600 --sample-interval 1s
 
 The run goes to a child process (``ccsim.run``, results kept in memory as the API
