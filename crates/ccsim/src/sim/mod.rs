@@ -2,6 +2,8 @@
 //! break deterministically in the order events were scheduled.
 
 use crate::units::Time;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
 
 /// Typed ids into the world's arenas.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -40,22 +42,32 @@ pub enum Event {
 
 /// One pending event; `key` is (time, insertion sequence) packed so that one integer
 /// comparison orders two events: earliest first, ties in insertion order.
-#[derive(Clone, Copy)]
 struct Entry {
     key: u128,
     ev: Event,
 }
 
-/// Children per node of the event heap. A 4-ary heap is half as deep as a binary one
-/// and a node's children share a cache line or two: with tens of thousands of pending
-/// events (one per busy link and per flow timer) the pops were a third of a 10,000-flow
-/// run's time; the order of events is the same (the key is a total order).
-const ARITY: usize = 4;
+impl PartialEq for Entry {
+    fn eq(&self, o: &Self) -> bool {
+        self.key == o.key
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Entry {
+    fn cmp(&self, o: &Self) -> Ordering {
+        // Reversed: BinaryHeap is a max-heap and we want the earliest first.
+        o.key.cmp(&self.key)
+    }
+}
 
-/// The pending events: a 4-ary min-heap on (time, sequence).
 #[derive(Default)]
 pub struct EventQueue {
-    heap: Vec<Entry>,
+    heap: BinaryHeap<Entry>,
     seq: u64,
     popped: u64,
 }
@@ -63,72 +75,19 @@ pub struct EventQueue {
 impl EventQueue {
     pub fn schedule(&mut self, at: Time, ev: Event) {
         self.seq += 1;
-        let e = Entry {
+        self.heap.push(Entry {
             key: ((at.0 as u128) << 64) | self.seq as u128,
             ev,
-        };
-        self.heap.push(e);
-        let mut i = self.heap.len() - 1;
-        while i > 0 {
-            let parent = (i - 1) / ARITY;
-            if self.heap[parent].key <= e.key {
-                break;
-            }
-            self.heap[i] = self.heap[parent];
-            i = parent;
-        }
-        self.heap[i] = e;
+        });
     }
-
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        let last = self.heap.pop()?;
-        let top = if self.heap.is_empty() {
-            last
-        } else {
-            let top = self.heap[0];
-            self.sift_from_root(last);
-            top
-        };
-        self.popped += 1;
-        Some((Time((top.key >> 64) as u64), top.ev))
+        self.heap.pop().map(|e| {
+            self.popped += 1;
+            (Time((e.key >> 64) as u64), e.ev)
+        })
     }
-
-    /// Place `e` with the root as the hole: move the hole down to a leaf along the
-    /// smallest children, then back up to where `e` belongs (the last element usually
-    /// belongs near the bottom, so this takes fewer comparisons than stopping early).
-    #[inline]
-    fn sift_from_root(&mut self, e: Entry) {
-        let h = &mut self.heap;
-        let n = h.len();
-        let mut i = 0;
-        loop {
-            let first = ARITY * i + 1;
-            if first >= n {
-                break;
-            }
-            let end = (first + ARITY).min(n);
-            let mut m = first;
-            for c in first + 1..end {
-                if h[c].key < h[m].key {
-                    m = c;
-                }
-            }
-            h[i] = h[m];
-            i = m;
-        }
-        while i > 0 {
-            let parent = (i - 1) / ARITY;
-            if h[parent].key <= e.key {
-                break;
-            }
-            h[i] = h[parent];
-            i = parent;
-        }
-        h[i] = e;
-    }
-
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.first().map(|e| Time((e.key >> 64) as u64))
+        self.heap.peek().map(|e| Time((e.key >> 64) as u64))
     }
     pub fn processed(&self) -> u64 {
         self.popped
