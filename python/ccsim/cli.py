@@ -243,8 +243,9 @@ def validate_cmd(scenario: str, overrides: tuple[str, ...]) -> None:
 @click.option(
     "--scale",
     is_flag=True,
-    help="The scale rows instead: a 10,000-flow dumbbell at 10 Gb/s and a 1,000-node "
-    "graph, 5 s each, with wall time, cost per event and peak RSS (about a minute).",
+    help="The scale rows instead: a 10,000-flow dumbbell at 10 Gb/s (5 s) and a "
+    "1,000-node graph (1 s), with wall time, cost per event and peak RSS (about half a "
+    "minute of CPU).",
 )
 def bench_cmd(
     only: str | None, duration_scale: float, fluid: bool, batch: int, scale: bool
