@@ -50,7 +50,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("engine", choices=("packet", "fluid"))
     ap.add_argument("--duration", type=float, default=None, help="simulated seconds")
-    ap.add_argument("--sample-interval", default=None, help='e.g. "100ms", "10s"')
+    ap.add_argument("--sample-interval", default=None, help='"100ms", "10s"; "none": no series')
     ap.add_argument("--every", type=float, default=0.5, help="seconds between RSS samples")
     ap.add_argument("--print-every", type=float, default=5.0, help="seconds between rows")
     args = ap.parse_args()
@@ -63,7 +63,8 @@ def main() -> None:
         text = fluid_scenario(duration)
         interval = args.sample_interval or "100s"
     text = text.replace('sample_interval = "100ms"\n', "")
-    text = f'sample_interval = "{interval}"\n' + text
+    if interval != "none":  # "none": no series at all
+        text = f'sample_interval = "{interval}"\n' + text
     proc = subprocess.Popen(
         [sys.executable, "-c", CHILD],
         stdin=subprocess.PIPE,

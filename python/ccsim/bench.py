@@ -426,7 +426,8 @@ def scale_table(rows: list[ScaleRow]) -> Any:
             f"{r.events:,}",
             f"{r.ns_per_event:.0f}",
             f"{r.cpu_ns_per_event:.0f}",
-            "-" if r.bottleneck_packets == 0 else f"{r.ns_per_packet:.0f}",
+            # A graph has no one bottleneck that all packets cross.
+            "-" if r.bottleneck_packets == 0 or "graph" in r.label else f"{r.ns_per_packet:.0f}",
             f"{r.peak_rss_bytes / 1e6:,.0f} MB",
         )
     return t
