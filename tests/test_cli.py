@@ -319,3 +319,10 @@ def test_bench_smoke():
     assert p.returncode == 0, p.stderr
     assert "Traceback" not in p.stderr
     assert "ccsim bench" in p.stdout
+
+
+def test_bench_scale_smoke():
+    # 0.1 s simulated: the rows are built and measured, each in its own process.
+    p = ccsim("bench", "--scale", "--duration-scale", "0.02")
+    assert p.returncode == 0, p.stderr
+    assert "10,000" in p.stdout and "nodes" in p.stdout and p.stdout.count(" MB ") == 2

@@ -118,3 +118,45 @@ def test_memory_limit_in_python_and_at_the_command_line(tmp_path):
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert p.returncode == 2 and p.stderr.startswith("error: --memory-limit:"), p.stderr
+
+
+def test_sweep_workers_divide_the_memory_limit(tmp_path):
+    """``-j N`` gives each of its N worker processes 1/N of the limit (the runs in
+    flight share the memory), as the fluid batch does: a run that fits the limit alone
+    is refused when two workers share it."""
+    from ccsim.sweep import sweep
+
+    sets = ['duration="2s"', 'warmup="1s"', 'sample_interval="1ms"']
+    grid = {"flows[0].cc": ["newreno", "cubic"]}
+
+    def fits(limit: int) -> bool:
+        try:
+            for cc in grid["flows[0].cc"]:
+                ccsim.validate(EXAMPLE, set=[*sets, f"flows[0].cc={cc}"], memory_limit=limit)
+        except ccsim.ScenarioError:
+            return False
+        return True
+
+    # The least limit both points fit, by the core's own estimate (bisection).
+    lo, hi = 1, 1 << 40
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if fits(mid) else (mid + 1, hi)
+    limit = lo * 3 // 2  # enough for one run, not for two halves of it
+    assert fits(limit) and not fits(limit // 2)
+
+    one = sweep(EXAMPLE, grid, set=sets, directory=tmp_path / "j1", workers=1,
+                memory_limit=limit, progress=False)  # fmt: skip
+    assert (one.ran, one.failed) == (2, 0)
+    two = sweep(EXAMPLE, grid, set=sets, directory=tmp_path / "j2", workers=2,
+                memory_limit=limit, progress=False)  # fmt: skip
+    assert (two.ran, two.failed) == (0, 2)
+    assert two.failures()["error"].str.contains("memory.*over the limit of").all()
+    # The command line's --memory-limit: the same division.
+    p = subprocess.run(
+        [sys.executable, "-m", "ccsim", "sweep", str(EXAMPLE), "-o", str(tmp_path / "c"), "-q",
+         "--grid", "flows[0].cc=[newreno,cubic]", "--workers", "2",
+         "--memory-limit", str(limit), *[x for s in sets for x in ("--set", s)]],
+        capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    assert p.returncode == 3 and "over the limit" in p.stderr, p.stderr[-2000:]

@@ -31,6 +31,9 @@ from ccsim._scenario import (
     text_of,
     toml_value,
 )
+from ccsim._scenario import (
+    limit_text as _limit_text,
+)
 from ccsim.sweep import Sweep, split_sweep_table, sweep
 from ccsim.sweep import plan as sweep_plan
 
@@ -203,12 +206,3 @@ def _base_dir(source: str) -> str | None:
     if source.startswith("<"):
         return None
     return str(Path(source).resolve().parent)
-
-
-def _limit_text(memory_limit: str | int | None) -> str | None:
-    """*memory_limit* as the core reads it (``"8GB"``, ``"off"``, bytes)."""
-    if memory_limit is None or isinstance(memory_limit, str):
-        return memory_limit
-    if isinstance(memory_limit, bool) or not isinstance(memory_limit, int):
-        raise ScenarioError(f'memory_limit: expected a size like "8GB", got {memory_limit!r}')
-    return str(memory_limit)

@@ -14,7 +14,9 @@ A sweep directory (``ccsim.sweep``, ``ccsim sweep -o DIR``)::
 
     sweep.json              the scenario ([sweep] removed), base overrides, grid, seeds, run ids
     scenario.toml           the base scenario as the core resolved it (base overrides applied)
-    runs/<id>/              a finished run: the run files above, run.json, DONE
+    runs/<id>/              a finished run: the run files above (summary.json without
+                            wall_s), run.json, timing.json (wall_s and the sweep's
+                            timings: the only bytes that vary between executions), DONE
     runs/<id>.failed.json   a run that raised: its parameters and the error message
     runs/.tmp-*             a run being written (ignored; removed by the next sweep)
     .lock                   held by the one sweep process writing the directory
@@ -63,6 +65,9 @@ PCAP_SUFFIX = ".pcap"
 SWEEP_FILE = "sweep.json"
 RUNS_DIR = "runs"
 RUN_FILE = "run.json"
+# How long a sweep's run took (its wall-clock times); kept out of the run's result
+# files so that those are the same bytes wherever the run ran.
+TIMING_FILE = "timing.json"
 DONE_FILE = "DONE"
 FAILED_SUFFIX = ".failed.json"
 TMP_PREFIX = ".tmp-"
@@ -174,7 +179,30 @@ class OutputRefused(ScenarioError):
 def write_marker(directory: Path, kind: str) -> None:
     """Mark *directory* as written by ccsim, holding a *kind*."""
     record = {"ccsim": _core.version(), "kind": kind}
-    write_synced(directory / MARKER_FILE, (json.dumps(record) + "\n").encode())
+    # Atomically: a kill while writing it in place left an empty or torn marker, and a
+    # directory with a marker that does not parse is foreign: the resume was refused.
+    try:
+        write_atomic(directory / MARKER_FILE, (json.dumps(record) + "\n").encode())
+    except FileNotFoundError:
+        # Another process of ours, starting on the same directory, tidied our
+        # temporary away after writing the same marker.
+        if not (directory / MARKER_FILE).is_file():
+            raise
+
+
+def is_temporary(name: str) -> bool:
+    """A file ccsim writes beside its target and renames (``write_atomic``): one left
+    by a killed writer is ccsim's own, never the user's."""
+    return name.startswith(TMP_PREFIX)
+
+
+def clean_temporaries(directory: Path) -> None:
+    """Remove the files a killed ``write_atomic`` left in *directory* (``.tmp-*``:
+    ``sweep.json``, ``scenario.toml``, the marker). Call it holding the directory's lock."""
+    for p in directory.iterdir():
+        if is_temporary(p.name) and p.is_file() and not p.is_symlink():
+            with contextlib.suppress(FileNotFoundError):
+                p.unlink()
 
 
 def owner(directory: Path) -> str | None:
@@ -251,7 +279,11 @@ def check_target(directory: str | os.PathLike, kind: str, *, force: bool = False
     found = owner(target)
     if found == kind:
         return target
-    if found is None and not any(target.iterdir()):
+    # Empty, or holding only what a killed ccsim left before its marker was in place.
+    if found is None and all(
+        is_temporary(p.name) and p.name[len(TMP_PREFIX) :].startswith(MARKER_FILE + ".")
+        for p in target.iterdir()
+    ):
         return target
     what = (
         f"holds a ccsim {found}, not a {kind}"
@@ -504,6 +536,15 @@ def finished_runs(runs: Path) -> list[str]:
     )
 
 
+def with_timing(run_dir: Path, summary: dict[str, Any]) -> dict[str, Any]:
+    """*summary* with the run's ``wall_s`` from its ``timing.json`` (a sweep's run keeps
+    it there; a run written by ``Run.write`` has it in its summary already)."""
+    timing = run_dir / TIMING_FILE
+    if "wall_s" not in summary and timing.is_file():
+        summary["wall_s"] = json.loads(timing.read_text(encoding="utf-8")).get("sim_wall_s")
+    return summary
+
+
 def run_records(runs: Path) -> Iterator[tuple[str, str, dict[str, Any], dict[str, Any] | None]]:
     """Every run under *runs* as ``(run_id, status, record, summary)``: ``"done"`` runs
     with their ``run.json`` and ``summary.json``, ``"failed"`` ones (no finished run of
@@ -513,7 +554,7 @@ def run_records(runs: Path) -> Iterator[tuple[str, str, dict[str, Any], dict[str
             continue
         if p.is_dir() and (p / DONE_FILE).is_file():
             record = json.loads((p / RUN_FILE).read_text(encoding="utf-8"))
-            summary = json.loads((p / SUMMARY_FILE).read_text(encoding="utf-8"))
+            summary = with_timing(p, json.loads((p / SUMMARY_FILE).read_text(encoding="utf-8")))
             yield p.name, "done", record, summary
         elif p.name.endswith(FAILED_SUFFIX):
             run_id = p.name[: -len(FAILED_SUFFIX)]

@@ -112,3 +112,12 @@ def read_value(raw: str) -> Any:
     or else the bare string), as a Python value: the core applies ``v=<raw>`` to an
     empty scenario and the text it returns is read back."""
     return tomllib.loads(_core.resolve("", [f"v={raw}"]))["v"]
+
+
+def limit_text(memory_limit: str | int | None) -> str | None:
+    """*memory_limit* as the core reads it (``"8GB"``, ``"off"``, bytes)."""
+    if memory_limit is None or isinstance(memory_limit, str):
+        return memory_limit
+    if isinstance(memory_limit, bool) or not isinstance(memory_limit, int):
+        raise ScenarioError(f'memory_limit: expected a size like "8GB", got {memory_limit!r}')
+    return str(memory_limit)

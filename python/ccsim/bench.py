@@ -220,3 +220,214 @@ def fluid_table(rows: list[FluidBenchRow]) -> Any:
             f"{r.utilization:.4f}",
         )
     return t
+
+
+# ---------------------------------------------------------------- scale (ccsim bench --scale)
+
+# The same 10 Gb/s bottleneck for every flow count (a researcher's "more flows on my
+# link"): each flow's share shrinks as N grows, the packets per second stay those of
+# the link. NewReno, 1500-byte packets, RTT 100 ms, buffer 0.25 BDP, starts in [0, 1] s.
+SCALE_RATE = "10Gbps"
+SCALE_FLOWS = (10, 100, 1_000, 10_000)
+
+
+def scale_dumbbell(flows: int, duration_s: float = 5.0, seed: int = 1) -> str:
+    """A dumbbell of *flows* NewReno flows on one 10 Gb/s bottleneck."""
+    return f"""\
+name = "scale-dumbbell-{flows}"
+seed = {seed}
+duration = "{_secs(duration_s)}"
+warmup = "{_secs(duration_s * 0.2)}"
+sample_interval = "100ms"
+
+[topology]
+kind = "dumbbell"
+bottleneck_rate = "{SCALE_RATE}"
+bottleneck_delay = "25ms"
+access_rate = "100Gbps"
+access_delay = "12.5ms"
+buffer = "0.25bdp"
+
+[[flows]]
+count = {flows}
+cc = "newreno"
+start = {{ uniform = ["0s", "1s"] }}
+
+[tcp]
+profile = "ns2"
+mss = "1460B"
+header = "40B"
+"""
+
+
+def scale_graph(nodes: int = 1000, duration_s: float = 5.0, seed: int = 1) -> str:
+    """A *nodes*-node graph: a ring of 1 Gb/s links plus one chord per node to a node
+    drawn from a fixed-seed generator (so shortest paths are a few hops), and one
+    NewReno flow per node to a drawn destination, hop-count routing."""
+    import random
+
+    rng = random.Random(seed)
+    names = [f"n{i}" for i in range(nodes)]
+    links = [(i, (i + 1) % nodes) for i in range(nodes)]
+    seen = {tuple(sorted(p)) for p in links}
+    for i in range(nodes):
+        j = rng.randrange(nodes)
+        key = tuple(sorted((i, j)))
+        if j != i and key not in seen:
+            seen.add(key)
+            links.append((i, j))
+    link_lines = ",\n".join(
+        f'  {{ from = "{names[a]}", to = "{names[b]}", rate = "1Gbps", '
+        f'delay = "{1 + (a * 7 + b) % 9}ms" }}'
+        for a, b in links
+    )
+    flows = []
+    for i in range(nodes):
+        j = rng.randrange(nodes - 1)
+        j += j >= i
+        flows.append(
+            f'[[flows]]\nsrc = "{names[i]}"\ndst = "{names[j]}"\n'
+            'start = { uniform = ["0s", "1s"] }\n'
+        )
+    flow_text = "".join(flows)
+    return f"""\
+name = "scale-graph-{nodes}"
+seed = {seed}
+duration = "{_secs(duration_s)}"
+warmup = "{_secs(duration_s * 0.2)}"
+sample_interval = "500ms"
+
+[topology]
+kind = "graph"
+routing = "hops"
+buffer = "100pkt"
+nodes = [{", ".join(f'"{n}"' for n in names)}]
+links = [
+{link_lines}
+]
+
+[tcp]
+profile = "ns2"
+mss = "1460B"
+header = "40B"
+
+{flow_text}"""
+
+
+@dataclass(frozen=True)
+class ScaleRow:
+    label: str
+    flows: int
+    simulated_s: float
+    wall_s: float
+    events: int
+    bottleneck_packets: int
+    peak_rss_bytes: int
+    # CPU time of the thread that ran the core (the run and its columnar encoding):
+    # on a shared machine a steadier measure than the wall time.
+    cpu_s: float = float("nan")
+
+    @property
+    def cpu_ns_per_event(self) -> float:
+        return self.cpu_s / self.events * 1e9 if self.events else float("nan")
+
+    @property
+    def ns_per_event(self) -> float:
+        return self.wall_s / self.events * 1e9 if self.events else float("nan")
+
+    @property
+    def ns_per_packet(self) -> float:
+        p = self.bottleneck_packets
+        return self.wall_s / p * 1e9 if p else float("nan")
+
+
+_CHILD = """\
+import json, sys, time
+from ccsim import _core
+text = sys.stdin.read()
+t = time.thread_time()
+r = _core.run(text, [], None, "off")
+cpu = time.thread_time() - t
+s = r["summary"]
+s = json.loads(s) if isinstance(s, (str, bytes)) else s
+out = {k: s.get(k) for k in ("wall_s", "events", "bottleneck_packets", "duration_s")}
+print(json.dumps(dict(out, cpu_s=cpu)))
+"""
+
+
+def run_scale_case(label: str, flows: int, scenario: str) -> ScaleRow:
+    """Run *scenario* alone in a fresh process: its peak RSS (``ru_maxrss`` of that
+    process: the run's own memory plus the interpreter's) and the core's wall time
+    (the simulation, not the process start or the Parquet encoding)."""
+    import json
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _CHILD],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    proc.stdin.write(scenario)
+    proc.stdin.close()
+    out = proc.stdout.read()
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{label}: exit {proc.returncode}: {err.strip()[-2000:]}")
+    s = json.loads(out.strip().splitlines()[-1])
+    return ScaleRow(
+        label,
+        flows,
+        float(s["duration_s"]),
+        float(s["wall_s"]),
+        int(s["events"] or 0),
+        int(s["bottleneck_packets"] or 0),
+        usage.ru_maxrss * 1024,  # Linux: kilobytes
+        float(s["cpu_s"]),
+    )
+
+
+def run_scale(duration_scale: float = 1.0) -> list[ScaleRow]:
+    """The scale rows: a 10,000-flow dumbbell at 10 Gb/s (5 s, 26 M events) and a
+    1,000-node graph with 1,000 flows (1 s, 5 M events), each in its own process."""
+    return [
+        run_scale_case("dumbbell, 10 Gb/s", 10_000, scale_dumbbell(10_000, 5.0 * duration_scale)),
+        run_scale_case("graph, 1,000 nodes", 1_000, scale_graph(1_000, 1.0 * duration_scale)),
+    ]
+
+
+def scale_table(rows: list[ScaleRow]) -> Any:
+    """The rows as a rich table."""
+    from rich.table import Table
+
+    t = Table(title="ccsim bench --scale (packet engine, NewReno, one process per row)")
+    for col in (
+        "run",
+        "flows",
+        "simulated s",
+        "wall s",
+        "events",
+        "ns / event",
+        "CPU ns / event",
+        "ns / bottleneck pkt",
+        "peak RSS",
+    ):
+        t.add_column(col, justify="left" if col == "run" else "right")
+    for r in rows:
+        t.add_row(
+            r.label,
+            f"{r.flows:,}",
+            f"{r.simulated_s:g}",
+            f"{r.wall_s:.2f}",
+            f"{r.events:,}",
+            f"{r.ns_per_event:.0f}",
+            f"{r.cpu_ns_per_event:.0f}",
+            # A graph has no one bottleneck that all packets cross.
+            "-" if r.bottleneck_packets == 0 or "graph" in r.label else f"{r.ns_per_packet:.0f}",
+            f"{r.peak_rss_bytes / 1e6:,.0f} MB",
+        )
+    return t

@@ -269,13 +269,33 @@ def validate_cmd(scenario: str, overrides: tuple[str, ...]) -> None:
     show_default=True,
     help="With --fluid: scenarios in the all-cores batch (0: skip it).",
 )
-def bench_cmd(only: str | None, duration_scale: float, fluid: bool, batch: int) -> None:
+@click.option(
+    "--scale",
+    is_flag=True,
+    help="The scale rows instead: a 10,000-flow dumbbell at 10 Gb/s (5 s) and a "
+    "1,000-node graph (1 s), with wall time, cost per event and peak RSS (about half a "
+    "minute of CPU).",
+)
+def bench_cmd(
+    only: str | None, duration_scale: float, fluid: bool, batch: int, scale: bool
+) -> None:
     """Time the packet engine on four fixed dumbbell configurations (or, with --fluid,
-    the fluid engine: one 3000 s run on one core and a batch on every core)."""
+    the fluid engine: one 3000 s run on one core and a batch on every core; with
+    --scale, the scale rows, each in a process of its own for its peak memory)."""
     from ccsim.bench import CONFIGS
 
     if not (duration_scale > 0 and math.isfinite(duration_scale)):
         _fail(f"--duration-scale must be positive, got {duration_scale}", EXIT_INPUT)
+    if scale:
+        from ccsim.bench import run_scale, scale_table
+
+        try:
+            out.print(scale_table(run_scale(duration_scale)))
+        except RuntimeError as e:
+            _fail(f"bench --scale: {e}", EXIT_SIM)
+        except KeyboardInterrupt:
+            _fail("interrupted", EXIT_INTERRUPT)
+        return
     if fluid:
         from ccsim.bench import fluid_table, run_fluid
 

@@ -43,13 +43,15 @@ from ccsim import _core
 from ccsim._core import ScenarioError, SimulationError
 from ccsim._layout import (
     MARKER_FILE,
+    PCAP_SUFFIX,
     RUN_FILE,
-    RUN_FILES,
     RUNS_DIR,
     SCENARIO_FILE,
     SWEEP_FILE,
+    TIMING_FILE,
     check_target,
     clean,
+    clean_temporaries,
     commit_run,
     finished_runs,
     is_done,
@@ -59,6 +61,7 @@ from ccsim._layout import (
     read_sweep,
     record_failure,
     replace_dir,
+    with_timing,
     write_atomic,
     write_json,
     write_marker,
@@ -67,6 +70,7 @@ from ccsim._scenario import (
     Overrides,
     Scenario,
     check_syntax,
+    limit_text,
     normalize_overrides,
     read_value,
     text_of,
@@ -212,8 +216,15 @@ def expand(grid: Grid, seeds: int, base_seed: int) -> list[RunSpec]:
 # ------------------------------------------------------------------ the worker side
 
 
-def execute(scenario_text: str, overrides: list[str]) -> dict[str, Any]:
+def execute(
+    scenario_text: str, overrides: list[str], memory_limit: str | None = None
+) -> dict[str, Any]:
     """Run one point and return its files as bytes (runs on a worker process).
+
+    The run's files hold results only: its wall-clock time leaves ``summary.json``
+    for the timing record (``timing.json``), so that the same point gives the same
+    bytes whichever worker, pool or cluster ran it. ``[output] events`` and ``pcap``
+    travel with the run's files.
 
     Never raises for a bad point: the error comes back as ``{"ok": False, ...}`` so
     that one invalid combination cannot stop the sweep.
@@ -222,10 +233,12 @@ def execute(scenario_text: str, overrides: list[str]) -> dict[str, Any]:
     try:
         import ccsim
 
-        run = ccsim.run(scenario_text, set=overrides)
+        run = ccsim.run(scenario_text, set=overrides, memory_limit=memory_limit)
         t1 = time.perf_counter()
-        encoded = run.encode()
-        files = {name: encoded[name] for name in RUN_FILES}
+        wall_s = run.summary.pop("wall_s", t1 - t0)
+        files = run.encode()
+        for link, path in run.pcap.items():
+            files[f"{link}{PCAP_SUFFIX}"] = path.read_bytes()
         t2 = time.perf_counter()
     except (KeyboardInterrupt, SystemExit):
         raise
@@ -239,7 +252,7 @@ def execute(scenario_text: str, overrides: list[str]) -> dict[str, Any]:
     return {
         "ok": True,
         "files": files,
-        "sim_wall_s": float(run.summary.get("wall_s", t1 - t0)),
+        "sim_wall_s": float(wall_s),
         "call_s": t1 - t0,
         "encode_s": t2 - t1,
         "worker_s": t2 - t0,
@@ -256,11 +269,12 @@ def _worker_init() -> None:
 
 
 def _commit_run(runs: Path, spec: RunSpec, result: dict[str, Any], timing: dict) -> bool:
-    """Write a finished run atomically (``_layout.commit_run``) with its ``run.json``.
-    False if it was already there (a duplicate)."""
-    record = spec.record() | {"timing": timing}
+    """Write a finished run atomically (``_layout.commit_run``) with its ``run.json``
+    (what ran) and ``timing.json`` (how long it took: the one file that differs between
+    two executions of the same point). False if it was already there (a duplicate)."""
     files = dict(result["files"])
-    files[RUN_FILE] = (json.dumps(record, indent=2) + "\n").encode()
+    files[RUN_FILE] = (json.dumps(spec.record(), indent=2) + "\n").encode()
+    files[TIMING_FILE] = (json.dumps(timing, indent=2) + "\n").encode()
     return commit_run(runs, spec.id, files)
 
 
@@ -319,7 +333,9 @@ class Sweep:
 
         if not is_done(self.runs_dir, run_id):
             raise KeyError(f"no finished run {run_id!r} in {self.directory}")
-        return load(self.runs_dir / run_id)
+        run = load(self.runs_dir / run_id)
+        with_timing(self.runs_dir / run_id, run.summary)
+        return run
 
     def catalogue(self):
         """One row per run (finished or failed): parameters, seed, summary metrics."""
@@ -382,6 +398,7 @@ def sweep(
     progress: bool = True,
     console: Any = None,
     force: bool = False,
+    memory_limit: str | int | None = None,
 ) -> Sweep:
     """Run every point of a sweep that is not finished yet, and return the :class:`Sweep`.
 
@@ -393,6 +410,11 @@ def sweep(
     processes (default: every core). *client* / *scheduler*: run on Dask instead, with
     this ``distributed.Client`` or a new client connected to the scheduler address
     (Dask is optional: ``pip install 'ccsim[dask]'``; without it a ScenarioError says so).
+    *memory_limit*: the memory the sweep's runs may need together, as in
+    :func:`ccsim.run` (default: ``CCSIM_MEMORY_LIMIT``, else half of this machine's
+    memory); the local worker processes divide it (each run gets 1/N of it with N
+    workers). On Dask each run gets the limit whole on its worker's machine (given, or
+    that machine's default).
 
     *directory* must be new, empty or a ccsim sweep directory; any other raises
     ``OutputRefused`` unless *force*, which replaces it (and a sweep of another
@@ -404,20 +426,22 @@ def sweep(
     definition (nothing is written then).
     """
     text, base, merged, n, specs = plan(scenario, grid, seeds=seeds, set=set)
+    limit = limit_text(memory_limit)
+    _core.memory_limit_bytes(limit)  # a bad limit is bad input: raise before writing
     directory = check_target(directory, "sweep", force=force)
     if workers is not None and (isinstance(workers, bool) or workers < 1):
         raise ScenarioError(f"workers: must be a whole number >= 1, got {workers!r}")
     # The base scenario itself is checked once, here, before anything is written: a
     # bad base would make every run fail for the same reason. The core returns it
     # resolved (base overrides applied): the directory's scenario.toml.
-    resolved = _core.validate(text, base)
+    resolved = _core.validate(text, base, limit)
     # A path that no point can use (a typo, a field that does not exist) is a bad
     # sweep, not N failed runs; a point that fails alone is an invalid combination
     # and is recorded as a failed run like any other error.
     errors = []
     for spec in specs:
         try:
-            _core.validate(text, base + spec.overrides)
+            _core.validate(text, base + spec.overrides, limit)
             break
         except ScenarioError as e:
             errors.append(e)
@@ -450,21 +474,23 @@ def sweep(
         own_client = client = _connect(scheduler)
     try:
         return _run(
-            directory, record, text, resolved, base, specs, workers, client, progress, console
-        )
+            directory, record, text, resolved, base, specs, workers, client, progress, console,
+            limit,
+        )  # fmt: skip
     finally:
         if own_client is not None:
             own_client.close()
 
 
 def _run(
-    directory, record, text, resolved, base, specs, workers, client, progress, console
+    directory, record, text, resolved, base, specs, workers, client, progress, console, limit
 ) -> Sweep:
     identity = record["identity"]
     directory.mkdir(parents=True, exist_ok=True)
     if not (directory / MARKER_FILE).is_file():
         write_marker(directory, "sweep")
     with locked(directory):
+        clean_temporaries(directory)
         if (directory / SWEEP_FILE).exists():
             old = read_sweep(directory)
             if old.get("identity") != identity:
@@ -483,7 +509,7 @@ def _run(
         result.skipped = len(specs) - len(todo)
         t0 = time.perf_counter()
         with _Progress(len(specs), result.skipped, enabled=progress, console=console) as bar:
-            for spec, outcome in _execute_all(text, base, todo, workers, client):
+            for spec, outcome in _execute_all(text, base, todo, workers, client, limit):
                 t_write = time.perf_counter()
                 if outcome["ok"]:
                     timing = {
@@ -503,22 +529,36 @@ def _run(
 
 
 def _execute_all(
-    text: str, base: list[str], todo: list[RunSpec], workers: int | None, client: Any
+    text: str,
+    base: list[str],
+    todo: list[RunSpec],
+    workers: int | None,
+    client: Any,
+    limit: str | None,
 ) -> Iterator[tuple[RunSpec, dict[str, Any]]]:
     if not todo:
         return
     if client is not None:
-        yield from _execute_dask(text, base, todo, client)
+        yield from _execute_dask(text, base, todo, client, limit)
     else:
-        yield from _execute_local(text, base, todo, workers)
+        yield from _execute_local(text, base, todo, workers, limit)
 
 
-def _execute_local(text, base, todo, workers) -> Iterator[tuple[RunSpec, dict[str, Any]]]:
+def worker_share(limit: str | None, workers: int) -> str | None:
+    """The memory limit of each of *workers* local processes running at once: the
+    sweep's limit (*limit*, else the default) divided among them, as the fluid batch
+    divides its own. ``"off"`` stays off."""
+    total = _core.memory_limit_bytes(limit)
+    return "off" if total is None else str(max(1, total // max(1, workers)))
+
+
+def _execute_local(text, base, todo, workers, limit) -> Iterator[tuple[RunSpec, dict[str, Any]]]:
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
 
     n = min(workers or os.cpu_count() or 1, len(todo))
+    share = worker_share(limit, n)
     # forkserver, not fork: the parent may hold threads (progress bar, Arrow's pool),
     # and forking a threaded process can deadlock the child.
     ctx = multiprocessing.get_context("forkserver")
@@ -532,7 +572,7 @@ def _execute_local(text, base, todo, workers) -> Iterator[tuple[RunSpec, dict[st
         pending = iter(todo)
         inflight = {}
         for spec in itertools.islice(pending, 2 * n):
-            inflight[pool.submit(execute, text, base + spec.overrides)] = spec
+            inflight[pool.submit(execute, text, base + spec.overrides, share)] = spec
         while inflight:
             done, _ = wait(inflight, return_when=FIRST_COMPLETED)
             for fut in done:
@@ -550,7 +590,7 @@ def _execute_local(text, base, todo, workers) -> Iterator[tuple[RunSpec, dict[st
                 nxt = next(pending, None)
                 if nxt is not None:
                     try:
-                        inflight[pool.submit(execute, text, base + nxt.overrides)] = nxt
+                        inflight[pool.submit(execute, text, base + nxt.overrides, share)] = nxt
                     except BrokenProcessPool:
                         raise SimulationError(
                             "a worker process died (killed or out of memory); the runs "
@@ -584,13 +624,13 @@ def _connect(scheduler: str):
         raise ScenarioError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
 
 
-def _execute_dask(text, base, todo, client) -> Iterator[tuple[RunSpec, dict]]:
+def _execute_dask(text, base, todo, client, limit) -> Iterator[tuple[RunSpec, dict]]:
     as_completed = _distributed().as_completed
 
     futures = {}
     for spec in todo:
         fut = client.submit(
-            execute, text, base + spec.overrides, key=f"ccsim-run-{spec.id}", pure=False
+            execute, text, base + spec.overrides, limit, key=f"ccsim-run-{spec.id}", pure=False
         )
         futures[fut.key] = (fut, spec)
     for fut in as_completed([f for f, _ in futures.values()]):

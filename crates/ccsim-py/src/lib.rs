@@ -408,6 +408,16 @@ fn confidence_interval(values: Vec<f64>) -> (f64, f64, usize) {
     (mean, e.half_width, e.n)
 }
 
+/// The memory limit in bytes that `memory_limit` stands for (None: no limit): the
+/// sweep divides it among its worker processes.
+#[pyfunction]
+#[pyo3(signature = (memory_limit=None))]
+fn memory_limit_bytes(memory_limit: Option<&str>) -> PyResult<Option<u64>> {
+    self::memory_limit(memory_limit)?
+        .bytes()
+        .map_err(|e| ScenarioError::new_err(e.to_string()))
+}
+
 #[pyfunction]
 fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
@@ -424,6 +434,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(replication_seed, m)?)?;
     m.add_function(wrap_pyfunction!(confidence_interval, m)?)?;
     m.add_function(wrap_pyfunction!(fluid_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(memory_limit_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;
     m.add(

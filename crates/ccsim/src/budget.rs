@@ -137,6 +137,21 @@ fn samples(sc: &Scenario) -> f64 {
     }
 }
 
+/// CoV windows over the run (`metrics.cov_window`, 5 s by default): each flow's CoV per
+/// window goes to the series, so a run with a series keeps flows × windows points
+/// however coarse its `sample_interval`; without a series none are kept.
+fn cov_windows(sc: &Scenario) -> f64 {
+    if sc.sample_interval.is_none() {
+        return 0.0;
+    }
+    match sc.metrics.resolve() {
+        Ok((sample, per_window, _, _)) if sample.0 > 0 => {
+            (sc.duration.0 .0 as f64 / (sample.0 as f64 * per_window as f64)).ceil()
+        }
+        _ => 0.0,
+    }
+}
+
 /// The largest flow group (its field path and count) and the total static flows.
 fn static_flows(sc: &Scenario) -> (String, f64) {
     let mut top = (String::from("flows"), 0u32);
@@ -215,6 +230,12 @@ pub fn of_scenario(sc: &Scenario) -> Estimate {
         format!("{} samples × {per} series points", samples(sc)),
         samples(sc) * per * SERIES_POINT,
     );
+    let windows = cov_windows(sc);
+    e.add(
+        "metrics.cov_window",
+        format!("{windows} CoV windows × {n} flows in the series"),
+        windows * n * SERIES_POINT,
+    );
     if t.kind == TopologyKind::Graph {
         // A shortest-path tree (one predecessor per node) per source node.
         let nodes = t.nodes.len() as f64;
@@ -260,6 +281,12 @@ pub fn of_plan(sc: &Scenario, plan: &Plan) -> Estimate {
         "sample_interval",
         format!("{} samples × {per} series points", samples(sc)),
         samples(sc) * per * SERIES_POINT,
+    );
+    let windows = cov_windows(sc);
+    e.add(
+        "metrics.cov_window",
+        format!("{windows} CoV windows × {n} flows in the series"),
+        windows * n * SERIES_POINT,
     );
     // The rest of the scenario-level terms (graph routing, drop log) stand.
     for t in of_scenario(sc).terms {
@@ -508,6 +535,27 @@ mod tests {
             "{err}"
         );
         assert!(err.contains("over the limit of 1 GB"), "{err}");
+    }
+
+    #[test]
+    fn cov_windows_of_a_long_run_are_counted_only_with_a_series() {
+        let text = |si: &str| {
+            format!(
+                "duration = \"1000000s\"\n{si}\n[topology]\nkind = \"dumbbell\"\n\
+                 bottleneck_rate = \"1Gbps\"\nbottleneck_delay = \"10ms\"\n\
+                 buffer = \"bdp\"\n[[flows]]\ncount = 1000\ncc = \"newreno\"\n"
+            )
+        };
+        let with = crate::parse(&text("sample_interval = \"1000s\""), &[]).unwrap();
+        let e = of_scenario(&with);
+        // 10^6 s / 5 s windows × 1000 flows, each a series point.
+        let t = e.terms.iter().find(|t| t.field == "metrics.cov_window");
+        assert_eq!(t.map(|t| t.bytes), Some(200_000.0 * 1000.0 * SERIES_POINT));
+        let err = e.check(4_000_000_000).unwrap_err().0;
+        assert!(err.starts_with("metrics.cov_window: "), "{err}");
+        let without = crate::parse(&text(""), &[]).unwrap();
+        let terms = of_scenario(&without).terms;
+        assert!(terms.iter().all(|t| t.field != "metrics.cov_window"));
     }
 
     #[test]

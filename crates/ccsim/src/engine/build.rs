@@ -117,6 +117,7 @@ impl World {
             fraction,
             reference,
             warmup: sc.warmup.0,
+            series: sc.sample_interval.is_some(),
         });
 
         // Congestion events at every reported queue, the gap between events being

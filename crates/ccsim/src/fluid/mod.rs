@@ -446,6 +446,7 @@ impl Model {
             fraction,
             reference,
             warmup: sc.warmup.0,
+            series: sc.sample_interval.is_some(),
         });
         let model = Model {
             flows,

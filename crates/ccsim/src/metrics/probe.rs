@@ -39,6 +39,10 @@ pub struct ProbeConfig {
     /// Start of the measurement window: CoV windows starting earlier are reported in
     /// the series but left out of the per-flow mean.
     pub warmup: Time,
+    /// Keep every window's CoV for the series (a run with `sample_interval`); without
+    /// a series only the per-flow mean is kept, so memory does not grow with the
+    /// duration.
+    pub series: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -102,11 +106,13 @@ impl Probe {
             for (i, p) in self.flows.iter_mut().enumerate() {
                 if p.win.len() == cfg.per_window {
                     if let Some(c) = p.win.cov() {
-                        self.covs.push(CovSample {
-                            end: now,
-                            flow: i as u32,
-                            cov: c,
-                        });
+                        if cfg.series {
+                            self.covs.push(CovSample {
+                                end: now,
+                                flow: i as u32,
+                                cov: c,
+                            });
+                        }
                         if win_start >= cfg.warmup {
                             p.cov_sum += c;
                             p.cov_n += 1;
