@@ -79,6 +79,10 @@ def test_groups_block_matches_sums_over_the_flows_table(swept):
                 rows["bytes_delivered"] / summary["tcp"][g["name"]]["mss"] + rows["retransmits"]
             ).sum()
             assert g["loss_rate"] == pytest.approx(rows["losses"].sum() / sent, rel=1e-9)
+            # The mean over all the group's RTT samples: a weighted mean of its flows'.
+            lo, hi = rows["rtt_mean_s"].min(), rows["rtt_mean_s"].max()
+            assert lo * (1 - 1e-12) <= g["rtt_mean_s"] <= hi * (1 + 1e-12)
+            assert g["rtt_mean_s"] >= rows["rtt_min_s"].min()
         assert sum(g["share"] for g in groups) == pytest.approx(1.0)
         # The shallow buffer loses packets: the counts above are not all trivially 0.
         assert sum(g["losses"] for g in groups) > 0

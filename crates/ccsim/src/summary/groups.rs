@@ -65,6 +65,18 @@ pub fn groups(rec: &Records, win: f64) -> Value {
                 }
             }
             let cc = ccs.join(",");
+            // The mean of all the group's RTT samples in the window (each flow's mean
+            // weighted by its sample count).
+            let n: u64 = fs.iter().map(|f| f.rtt.n).sum();
+            let rtt_mean = if n == 0 {
+                f64::NAN
+            } else {
+                fs.iter()
+                    .filter(|f| f.rtt.n > 0)
+                    .map(|f| f.rtt.mean * f.rtt.n as f64)
+                    .sum::<f64>()
+                    / n as f64
+            };
             json!({
                 "name": name,
                 "cc": cc,
@@ -78,6 +90,7 @@ pub fn groups(rec: &Records, win: f64) -> Value {
                 "loss_rate": nan_null(if sent > 0.0 { losses / sent } else { f64::NAN }),
                 "retransmits": count(sum(&|f| f.window.retransmits)),
                 "timeouts": count(sum(&|f| f.window.timeouts)),
+                "rtt_mean_s": nan_null(rtt_mean),
             })
         })
         .collect();

@@ -647,6 +647,8 @@ mod tests {
         rec.flows[0].window.losses = 5.0;
         rec.flows[0].window.retransmits = 4.0;
         rec.flows[0].window.timeouts = 1.0;
+        rec.flows[0].rtt.n = 3;
+        rec.flows[0].rtt.mean = 0.1;
         // A workload instance of group "h": left out, as in the summary's fairness.
         let mut inst = rec.flows[1].clone();
         inst.instance = true;
@@ -670,5 +672,8 @@ mod tests {
         // 5 lost of 3.75e6/1460 segments delivered + 4 retransmitted.
         assert!((n(0, "loss_rate") - 5.0 / (3.75e6 / 1460.0 + 4.0)).abs() < 1e-15);
         assert!(g[1]["loss_rate"].as_f64() == Some(0.0));
+        // Group g's RTT samples: its one flow's; group h has none.
+        assert!((n(0, "rtt_mean_s") - 0.1).abs() < 1e-15);
+        assert!(g[1]["rtt_mean_s"].is_null());
     }
 }
