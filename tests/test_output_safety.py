@@ -245,6 +245,9 @@ def test_sigint_exits_130_with_nothing_written(tmp_path):
         [sys.executable, "-m", "ccsim", "run", str(EXAMPLE), "-q", "-o", str(target),
          "--set", 'duration="3000s"'],
         cwd=ROOT, stderr=subprocess.PIPE, text=True,
+        # A shell's background job inherits SIGINT ignored (and Python then installs
+        # no handler): give the child Ctrl-C's default, as a terminal would.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     time.sleep(3)
     proc.send_signal(signal.SIGINT)

@@ -34,8 +34,11 @@ def run(
     overrides: Sequence[str] = ...,
     progress: Callable[[float], Any] | None = None,
     memory_limit: str | None = None,
+    base_dir: str | None = None,
 ) -> RunResult:
-    """Run a scenario; ``progress(fraction)`` is called now and then; Ctrl-C interrupts."""
+    """Run a scenario; ``progress(fraction)`` is called now and then; Ctrl-C interrupts.
+    Relative paths in it (trace files) are taken from *base_dir* (default: the current
+    directory)."""
 
 def fluid_batch(
     scenarios: Sequence[str],
@@ -47,7 +50,10 @@ def fluid_batch(
     """Integrate many fluid scenarios on every core; one row per run."""
 
 def validate(
-    scenario_toml: str, overrides: Sequence[str] = ..., memory_limit: str | None = None
+    scenario_toml: str,
+    overrides: Sequence[str] = ...,
+    memory_limit: str | None = None,
+    base_dir: str | None = None,
 ) -> str:
     """Everything a run would refuse, without running; the scenario text as it would run."""
 
@@ -63,6 +69,10 @@ def replication_seed(seed: int, k: int) -> int:
 def confidence_interval(values: Sequence[float]) -> tuple[float, float, int]:
     """``(mean, half_width, n)``: 95 % Student-t interval; the half-width is NaN below
     two values."""
+
+def memory_limit_bytes(memory_limit: str | None = None) -> int | None:
+    """The limit in bytes that *memory_limit* (or ``CCSIM_MEMORY_LIMIT``, or the default
+    share of this machine's memory) stands for; None: no limit."""
 
 def version() -> str:
     """The core's version (the Rust workspace's)."""
