@@ -85,6 +85,20 @@ def test_run_prints_summary():
     assert "100 Mb/s" in out
 
 
+def test_printed_latency_is_the_summary_s(tmp_path):
+    """The printed summary shows the bottleneck's queueing-delay percentiles and each
+    flow's measured RTT, as summary.json and flows.parquet have them."""
+    p = ccsim("run", EXAMPLE, *FAST, "-o", tmp_path / "o")
+    assert p.returncode == 0, p.stderr
+    s = json.loads((tmp_path / "o" / "summary.json").read_text())
+    b = s["links"][s["bottleneck"]]
+    row = next(ln for ln in p.stdout.splitlines() if "queueing delay" in ln)
+    p99 = b["queue_delay_p99_s"]
+    assert f"p99 {p99 * 1e3:.3g} ms" in row, (row, p99)
+    assert b["queue_delay_p50_s"] <= p99 <= b["queue_delay_max_s"]
+    assert "RTT ms" in p.stdout and "…" not in p.stdout
+
+
 def test_rates_print_in_their_unit(tmp_path):
     scenario = tmp_path / "fast.toml"
     scenario.write_text(

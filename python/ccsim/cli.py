@@ -763,7 +763,11 @@ def print_summary(run: ccsim.Run, console: Console) -> None:
             f"max {_fmt(b.get('queue_max_pkts'))} packets ({_size(b.get('queue_max_bytes'))}), "
             f"mean {_fmt(b.get('queue_mean_pkts'))} ({_size(b.get('queue_mean_bytes'))})",
         )
-        t.add_row("mean queueing delay", _secs(b.get("queue_delay_mean_s")))
+        delay = _secs(b.get("queue_delay_mean_s"))
+        if _num(b.get("queue_delay_p50_s")) is not None:
+            q = {k: _secs(b.get(f"queue_delay_{k}_s")) for k in ("p50", "p95", "p99", "max")}
+            delay += f"; p50 {q['p50']}, p95 {q['p95']}, p99 {q['p99']}, max {q['max']}"
+        t.add_row("queueing delay (mean)", delay)
         if b.get("jain") is not None:
             t.add_row(
                 "fairness (Jain)",
@@ -901,7 +905,7 @@ _FLOW_COLUMNS = [
     ("cc", "cc", None),
     ("direction", "direction", None),
     ("start_s", "start s", 1.0),
-    ("rtt_prop_s", "RTT ms", 1e3),
+    ("rtt_mean_s", "RTT ms", 1e3),
     ("goodput_bps", "goodput Mb/s", 1e-6),
     ("fct_s", "FCT s", 1.0),
     ("losses", "losses", None),
@@ -921,7 +925,10 @@ def _flows_table(rows: list[dict[str, Any]]) -> Table:
         if name == "fct_s" and all(_num(v) is None for v in values):
             continue
         cols.append((name, label, factor))
-    t = _table(title="flows (measurement window)", title_justify="left")
+    t = _table(
+        title="flows (measurement window; RTT: the mean of the sender's samples)",
+        title_justify="left",
+    )
     for _, label, _ in cols:
         t.add_column(label, justify="right")
     for row in rows:
