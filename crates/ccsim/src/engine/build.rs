@@ -1,6 +1,6 @@
 //! Building the packet world from a scenario's plan (`net::plan`).
 
-use super::{DropLogging, Flow, LinkSnap, Source, World};
+use super::{DropLogging, Flow, LinkSnap, PathTable, Source, World};
 use crate::error::{RunError, ScenarioError};
 use crate::metrics::probe::{Probe, ProbeConfig};
 use crate::metrics::sync::{default_gap, EventGrouper};
@@ -142,7 +142,7 @@ impl World {
             now: Time::ZERO,
             events: EventQueue::default(),
             links,
-            paths: plan.paths.clone(),
+            paths: PathTable::new(&plan.paths),
             flows,
             sources,
             duration: sc.duration.0,

@@ -3,6 +3,7 @@
 
 use crate::packet::{Packet, PktKind};
 use crate::units::Time;
+use std::collections::VecDeque;
 
 pub struct Receiver {
     pub flow: u32,
@@ -11,7 +12,8 @@ pub struct Receiver {
     /// Next segment expected in order.
     pub rcv_nxt: u64,
     /// Out-of-order segments held, as sorted disjoint ranges [start, end).
-    ooo: Vec<(u64, u64)>,
+    /// A deque: in-order delivery consumes ranges at the front.
+    ooo: VecDeque<(u64, u64)>,
     /// TS.Recent (RFC 7323 §4.3): TSval of the last segment that advanced rcv_nxt.
     ts_recent: Time,
     pub delayed_ack: bool,
@@ -60,7 +62,7 @@ impl Receiver {
             ack_path,
             header,
             rcv_nxt: 0,
-            ooo: Vec::new(),
+            ooo: VecDeque::new(),
             ts_recent: Time::ZERO,
             delayed_ack: false,
             delack_timeout: Time::from_millis(200),
@@ -124,9 +126,12 @@ impl Receiver {
         let base = self.rcv_nxt;
         let mut n = 0usize;
         let mut blocks = [(0u32, 0u32); 3];
-        let first = self
-            .last_ooo
-            .and_then(|s| self.ooo.iter().position(|&(a, e)| s >= a && s < e));
+        // Binary search: after a deep slow-start overshoot the receiver holds
+        // thousands of ranges, and this runs on every ACK.
+        let first = self.last_ooo.and_then(|s| {
+            let i = self.ooo.partition_point(|&(_, e)| e <= s);
+            (i < self.ooo.len() && self.ooo[i].0 <= s).then_some(i)
+        });
         let order = first
             .into_iter()
             .chain((0..self.ooo.len()).rev().filter(|&i| Some(i) != first));
@@ -142,7 +147,8 @@ impl Receiver {
     fn deliver_in_order(&mut self, now: Time) {
         let mut delivered = self.payload_of(self.rcv_nxt);
         self.rcv_nxt += 1;
-        while let Some(&(s, e)) = self.ooo.first() {
+        let mut k = 0;
+        while let Some(&(s, e)) = self.ooo.get(k) {
             if s > self.rcv_nxt {
                 break;
             }
@@ -150,8 +156,10 @@ impl Receiver {
                 delivered += self.payload_of(q);
             }
             self.rcv_nxt = self.rcv_nxt.max(e);
-            self.ooo.remove(0);
+            k += 1;
         }
+        // One shift of the held ranges, not one per range consumed.
+        self.ooo.drain(..k);
         self.bytes_delivered += delivered;
         if self.rcv_nxt >= self.limit && self.completed_at.is_none() {
             self.completed_at = Some(now);
@@ -256,7 +264,7 @@ impl Receiver {
     }
 
     /// Held out-of-order ranges (for SACK and inspection).
-    pub fn held(&self) -> &[(u64, u64)] {
+    pub fn held(&self) -> &VecDeque<(u64, u64)> {
         &self.ooo
     }
 }

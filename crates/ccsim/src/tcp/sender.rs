@@ -438,10 +438,15 @@ impl Sender {
     /// so that it costs the other states nothing.
     fn resend_unsacked(&mut self, paced: bool, now: Time, wnd: u64, out: &mut Vec<Packet>) -> bool {
         let mut sent = false;
+        // SACKed segments in [snd_una, snd_nxt): counted once, then kept as snd_nxt
+        // skips SACKed ranges (every skipped segment is SACKed; a sent one is not).
+        let mut sacked_below = self.sb.sacked_in(self.snd_una, self.snd_nxt);
         loop {
-            self.snd_nxt = self.sb.next_unsacked(self.snd_nxt);
-            let flight =
-                self.snd_nxt - self.snd_una - self.sb.sacked_in(self.snd_una, self.snd_nxt);
+            let next = self.sb.next_unsacked(self.snd_nxt);
+            sacked_below += next - self.snd_nxt;
+            self.snd_nxt = next;
+            debug_assert_eq!(sacked_below, self.sb.sacked_in(self.snd_una, self.snd_nxt));
+            let flight = self.snd_nxt - self.snd_una - sacked_below;
             if self.snd_nxt >= self.limit || flight >= wnd || (paced && !self.pace_ok(now)) {
                 break;
             }
@@ -603,13 +608,13 @@ impl Sender {
             .then(|| {
                 (
                     self.snd_una,
-                    self.snd_una + self.sb.sacked_in(self.snd_una, self.high_tx),
+                    self.snd_una + self.sb.sacked(self.snd_una, self.high_tx),
                 )
             });
         let rtt = self.process_ack(ack, now, out);
         if let Some((una, before)) = prr_before {
             if self.state == CaState::Recovery {
-                let after = self.snd_una + self.sb.sacked_in(self.snd_una, self.high_tx);
+                let after = self.snd_una + self.sb.sacked(self.snd_una, self.high_tx);
                 self.prr_ack(after.saturating_sub(before), self.snd_una > una);
             }
         }
