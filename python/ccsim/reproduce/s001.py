@@ -1249,17 +1249,20 @@ def fig14(ctx: Context) -> FigureResult:
     res = FigureResult("fig14", "mixed Reno and paced flows: latency", [path.name])
     m = fl.groupby("group", observed=True)["fct_s"].mean()
     ratio = float(m["reno"] / m["paced"])
+    st = _group_stats(fl)
     res.claims.append(
-        Claim(
+        claim(
             "reno_better_mixed",
             "mixed together, Reno flows have much better latency than paced flows",
-            "Reno much better (Fig. 15, line A: Reno/paced < 1)",
-            f"mean FCT Reno {m['reno']:.2f} s, paced {m['paced']:.2f} s (ratio {ratio:.2f}); "
-            f"{unfinished} unfinished",
-            ratio < 0.8 and unfinished == 0,
-            "mean FCT ratio Reno / paced < 0.8, every flow finished",
+            study="Reno much better (Fig. 15, line A: Reno/paced < 1)",
+            value=Estimate(**st["ratio_est"]),
+            test=below(0.8),
+            note=f"per seed, mean FCT Reno / paced (over all seeds: Reno {m['reno']:.2f} s, "
+            f"paced {m['paced']:.2f} s, ratio {ratio:.2f}); {unfinished} unfinished (must "
+            "be 0)",
         )
     )
+    res.claims[-1].holds = bool(res.claims[-1].holds) and unfinished == 0
     res.values = {"mean_fct_s": {k: float(v) for k, v in m.items()}, "ratio": ratio}
     return res
 
@@ -1280,7 +1283,11 @@ def _group_stats(fl: pd.DataFrame) -> dict:
     per = fl.groupby(["seed", "group"], observed=True)["fct_s"].mean().unstack()
     dif = (per["paced"] - per["reno"]).to_numpy(dtype=float)
     n = len(dif)
+    ratio, diff = estimate(per["reno"] / per["paced"]), estimate(dif)
     return {
+        # per seed: mean FCT Reno / paced and paced − Reno, with their 95 % intervals
+        "ratio_est": vars(ratio),
+        "diff_est": vars(diff),
         "reno": float(m["reno"]),
         "paced": float(m["paced"]),
         "ratio": float(m["reno"] / m["paced"]),
@@ -1356,29 +1363,32 @@ def fig15(ctx: Context) -> FigureResult:
         plt.close(fig)
     res = FigureResult("fig15", "mixed Reno and paced flows: latency ratio", [path.name])
     b, cb = ab[LINE_B], c[LINE_B]
+    b_ratio, c_ratio = Estimate(**b["ratio_est"]), Estimate(**cb["ratio_est"])
+    still = claim(
+        "b_paced_still_worse",
+        "with a large flow size of 5000 packets (20 flows starting together), pacing "
+        "still performs worse",
+        study="ratio Reno / paced < 1 (line B)",
+        value=Estimate(**b["diff_est"]),
+        test=above(0.0),
+        digits=3,
+        note=f"per seed, mean FCT paced − Reno (s) > 0 and Reno / paced {b_ratio.text()} < 1 "
+        f"({b['seeds']} seeds; over all: Reno {b['reno']:.2f} s, paced {b['paced']:.2f} s); "
+        f"every flow finished ({b['unfinished']} unfinished)",
+    )
+    still.holds = bool(still.holds) and below(1.0)(b_ratio) and b["unfinished"] == 0
     res.claims += [
-        Claim(
-            "b_paced_still_worse",
-            "with a large flow size of 5000 packets (20 flows starting together), pacing "
-            "still performs worse",
-            "ratio Reno / paced < 1 (line B)",
-            f"mean FCT Reno {b['reno']:.2f} s, paced {b['paced']:.2f} s: ratio "
-            f"{b['ratio']:.3f}; paced − Reno per seed {b['diff']:+.3f} ± {b['diff_se']:.3f} s "
-            f"({b['seeds']} seeds, {b['unfinished']} unfinished)",
-            b["ratio"] < 1 and b["diff"] > 2 * b["diff_se"] and b["unfinished"] == 0,
-            "ratio < 1, the paired per-seed difference paced − Reno > 2 standard errors, "
-            "every flow finished",
-        ),
-        Claim(
+        still,
+        claim(
             "c_below_b",
             "with the closed-loop model of §5.4 (new flows keep starting) pacing "
             "deteriorates further",
-            "line C below line B",
-            f"at {LINE_B:g} packets: C {cb['ratio']:.3f} (Reno {cb['reno']:.1f} s, paced "
-            f"{cb['paced']:.1f} s, {cb['flows'].get('reno', 0)} + "
-            f"{cb['flows'].get('paced', 0)} flows), B {b['ratio']:.3f}",
-            cb["ratio"] < b["ratio"],
-            f"ratio C < ratio B at {LINE_B:g} packets",
+            study="line C below line B",
+            value=c_ratio,
+            test=falls_short_of(b_ratio, label=f"line B {b_ratio.text()}"),
+            note=f"per seed, ratio Reno / paced at {LINE_B:g} packets, line C (Reno "
+            f"{cb['reno']:.1f} s, paced {cb['paced']:.1f} s, {cb['flows'].get('reno', 0)} + "
+            f"{cb['flows'].get('paced', 0)} flows)",
         ),
     ]
     rows = []
