@@ -11,6 +11,7 @@ from ccsim.reproduce.claims import (
     above,
     below,
     claim,
+    claim_all,
     estimate,
     exceeds,
     falls_short_of,
@@ -65,6 +66,17 @@ def test_claim_records_value_check_and_verdict():
         ).holds
         is False
     )
+
+
+def test_claim_all_holds_only_where_every_point_does_and_names_the_failures():
+    pts = {"5 Mb/s": Estimate(0.40, 0.01, 10), "20 Mb/s": Estimate(0.02, 0.03, 10)}
+    c = claim_all("gap", "paced ahead", study="> 0", values=pts, test=above(0.0), note="paired")
+    assert c.holds is False
+    assert "fails at 20 Mb/s" in c.ccsim and "5 Mb/s: 0.400 ± 0.010" in c.ccsim
+    assert c.check == "> 0 at every point; paired"
+    pts["20 Mb/s"] = Estimate(0.05, 0.03, 10)
+    assert claim_all("gap", "t", study="s", values=pts, test=above(0.0)).holds is True
+    assert claim_all("gap", "t", study="s", values={}, test=above(0.0)).holds is None
 
 
 def test_linear_fit_and_jain():

@@ -198,6 +198,29 @@ def all_of(values: dict[str, Value], test: Predicate) -> tuple[bool, str]:
     return (not bad, ", ".join(bad))
 
 
+def claim_all(
+    key: str,
+    text: str,
+    *,
+    study: str,
+    values: dict[str, Value],
+    test: Predicate,
+    digits: int = 3,
+    note: str = "",
+) -> Claim:
+    """A :class:`Claim` over several points (a grid, each rate, each size) whose verdict
+    is that *test* holds at every one of *values* (:func:`all_of`); the report lists
+    every point's value and names the points that fail. No points: ``None``."""
+    ok, bad = all_of(values, test)
+    ccsim = ", ".join(f"{k}: {_show(v, digits)}" for k, v in values.items()) or "—"
+    if bad:
+        ccsim += f" (fails at {bad})"
+    check = f"{test.describe} at every point"
+    if note:
+        check = f"{check}; {note}"
+    return Claim(key, text, study, ccsim, ok if values else None, check)
+
+
 def linear_fit(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float, float]:
     """Least-squares ``(slope, intercept, r²)`` of *ys* on *xs* (for a "linear in x"
     claim: test r² as well as the slope's sign, a trend alone is not linearity)."""

@@ -19,7 +19,28 @@ import numpy as np
 import pandas as pd
 
 from ccsim import plots
-from ccsim.reproduce import Claim, Context, FigureResult, fmt, log_x, markdown_table, run_sweep
+from ccsim.reproduce import (
+    Claim,
+    Context,
+    FigureResult,
+    buffer_fraction,
+    log_x,
+    markdown_table,
+    run_sweep,
+)
+from ccsim.reproduce.claims import (
+    Estimate,
+    above,
+    below,
+    claim,
+    claim_all,
+    estimate,
+    estimates,
+    exceeds,
+    falls_short_of,
+    within,
+    within_rel,
+)
 
 WIRE = 576.0  # bytes per packet on the wire (MSS 536 B + 40 B header)
 MSS = 536.0
@@ -65,161 +86,13 @@ def _runs_by_pacing(ctx: Context, figure: str, quick: dict | None):
 # ------------------------------------------------------------------ Figures 3-4
 
 QUICK_1 = {"seeds": 1}
+EARLY = [1.5, 2.0, 3.0, 5.0, 10.0]  # Figure 3's "initial period" (s)
 
 
-def _single(ctx: Context):
-    sw, runs = _runs_by_pacing(ctx, "fig3", QUICK_1)
-    out = {}
-    for _, row in runs.iterrows():
-        run = sw.load(row["run_id"])
-        t, cum = _cumulative(run)
-        cw = _flow_series(run, "cwnd_pkts")[0]
-        ss = _flow_series(run, "ssthresh_pkts")[0]
-        f = run.flows.iloc[0]
-        out[row["pacing"]] = {
-            "t": t,
-            "cum_tput": cum[:, 0] * 8 / np.maximum(t, 1e-9),
-            "cwnd_t": cw.index.to_numpy(dtype=float),
-            "cwnd": cw.to_numpy(dtype=float),
-            # the ssthresh of the last window reduction: the bottom of the sawtooth
-            "ssthresh_final": float(ss.iloc[-1]),
-            "cwnd_first_drop": float(f["cwnd_at_first_drop"]),
-            "flight_first_drop": float(f["flight_at_first_drop"]),
-            "timeouts": int(f["timeouts"]),
-            "losses": int(f["losses"]),
-            "goodput": float(f["goodput_bps"]),
-        }
-    return out
-
-
-def fig3(ctx: Context) -> FigureResult:
-    d = _single(ctx)
-    plt = _plt()
-    with plt.rc_context(plots.STYLE):
-        fig, ax = plt.subplots()
-        for p, v in d.items():
-            ax.plot(v["t"], v["cum_tput"] / 1e6, label=LABEL[p])
-        ax.axhline(RATE * MSS / WIRE / 1e6, color="grey", lw=0.8, ls=":")
-        ax.set_xlabel("time (s)")
-        ax.set_ylabel("cumulative throughput (Mb/s)")
-        ax.set_title(f"Fig. 3: one flow, 57 Mb/s, buffer {BUFFER} pkts (BDP/4)")
-        ax.legend()
-        path = ctx.out / "fig3.png"
-        plots.save(fig, path)
-        plt.close(fig)
-    res = FigureResult("fig3", "one flow, BDP/4 buffer: cumulative throughput", [path.name])
-    r, p = d["none"], d["leaky"]
-    early = [1.5, 2.0, 3.0, 5.0, 10.0]
-    ahead = {w: (_at(p["t"], p["cum_tput"], w), _at(r["t"], r["cum_tput"], w)) for w in early}
-    # steady state: from the time both flows have reached the link rate (Figure 4's
-    # ramp) to the end of the run; the sawtooth's bottom is half of BDP + B
-    since = max(_ramp(r), _ramp(p))
-    steady = {k: _goodput_between(v, since, float(v["t"][-1])) for k, v in d.items()}
-    bottom = (BDP + BUFFER) / 2
-    res.claims += [
-        Claim(
-            "paced_ahead_early",
-            "in the initial period pacing achieves much better (cumulative) throughput than Reno",
-            "figure: paced well above Reno early",
-            ", ".join(
-                f"{w:g} s: {a / 1e6:.1f} vs {b / 1e6:.1f} Mb/s" for w, (a, b) in ahead.items()
-            ),
-            all(a > 1.3 * b for a, b in ahead.values()),
-            "paced > 1.3 × Reno at 1.5, 2, 3, 5 and 10 s",
-        ),
-        Claim(
-            "reno_first_loss_2b",
-            "Reno's first loss comes when its window reaches about twice the buffer",
-            f"≈ 2 × buffer = {2 * BUFFER} pkts",
-            f"cwnd {r['cwnd_first_drop']:.0f} pkts = {r['cwnd_first_drop'] / BUFFER:.2f} × buffer",
-            2 * BUFFER <= r["cwnd_first_drop"] <= 3 * BUFFER,
-            "2B ≤ cwnd at the first drop ≤ 3B (slow start doubles from a window "
-            "W/2 ∈ (B, 2B] whose burst just fit; the drop comes B packets into the next)",
-        ),
-        Claim(
-            "paced_first_loss_pipe",
-            "Paced Reno gets a loss only after it saturates the pipe",
-            f"≈ BDP + buffer = {BDP + BUFFER:.0f} pkts",
-            f"packets in flight {p['flight_first_drop']:.0f} (cwnd {p['cwnd_first_drop']:.0f})",
-            abs(p["flight_first_drop"] / (BDP + BUFFER) - 1) < 0.1,
-            "flight at the first drop within 10 % of BDP + B",
-        ),
-        Claim(
-            "steady_state_similar",
-            "in steady state both show the same sawtooth and similar throughput",
-            "similar in steady state",
-            f"goodput from {_fmt_t(since)} (both at the link rate) to {r['t'][-1]:.0f} s: "
-            f"paced {steady['leaky'] / 1e6:.1f}, Reno {steady['none'] / 1e6:.1f} Mb/s; "
-            f"last ssthresh paced {p['ssthresh_final']:.0f}, Reno {r['ssthresh_final']:.0f} "
-            f"pkts ((BDP + B) / 2 = {bottom:.0f})",
-            np.isfinite(since)
-            and abs(steady["leaky"] / steady["none"] - 1) < 0.05
-            and all(abs(v["ssthresh_final"] / bottom - 1) < 0.1 for v in (r, p)),
-            "goodput after both reach 90 % of the link within 5 % of each other, and both "
-            "flows' last ssthresh within 10 % of (BDP + B) / 2 (the sawtooth halves a "
-            "full pipe and buffer)",
-        ),
-    ]
-    res.values = {
-        "buffer_pkts": BUFFER,
-        "bdp_pkts": BDP,
-        "reno": {k: v for k, v in r.items() if np.isscalar(v)},
-        "paced": {k: v for k, v in p.items() if np.isscalar(v)},
-        "cum_tput_early": {str(w): {"paced": a, "reno": b} for w, (a, b) in ahead.items()},
-        "steady_since_s": since,
-        "steady_goodput_bps": {"paced": steady["leaky"], "reno": steady["none"]},
-    }
-    return res
-
-
-def fig4(ctx: Context) -> FigureResult:
-    d = _single(ctx)
-    plt = _plt()
-    with plt.rc_context(plots.STYLE):
-        fig, ax = plt.subplots()
-        for p, v in d.items():
-            ax.plot(v["cwnd_t"], v["cwnd"], label=LABEL[p], lw=0.8)
-        ax.axhline(BDP + BUFFER, color="grey", lw=0.8, ls=":", label="BDP + buffer")
-        ax.axhline(2 * BUFFER, color="grey", lw=0.8, ls="--", label="2 × buffer")
-        ax.set_xlabel("time (s)")
-        ax.set_ylabel("cwnd (packets)")
-        ax.set_ylim(0, 1.3 * (BDP + BUFFER))
-        ax.set_title("Fig. 4: window of one flow, BDP/4 buffer")
-        ax.legend()
-        path = ctx.out / "fig4.png"
-        plots.save(fig, path)
-        plt.close(fig)
-    res = FigureResult("fig4", "one flow, BDP/4 buffer: window against time", [path.name])
-    r, p = d["none"], d["leaky"]
-    tr, tp = _ramp(r), _ramp(p)
-    res.claims += [
-        Claim(
-            "reno_slow_ramp",
-            "Reno falls out of slow start early and takes a long time in congestion "
-            "avoidance to ramp up to the bottleneck bandwidth",
-            "words (Figure 4)",
-            f"first 1-s goodput ≥ 90 % of the link after 2 s: Reno at {_fmt_t(tr)}",
-            tr > 10.0,
-            "Reno needs more than 10 s (one packet per RTT from a small window)",
-        ),
-        Claim(
-            "paced_fast_ramp",
-            "Paced Reno, losing only once the pipe is full, reaches the bottleneck "
-            "rate much sooner than Reno",
-            "words (Figures 3-4)",
-            f"Paced Reno at {_fmt_t(tp)}, Reno at {_fmt_t(tr)}",
-            tp < tr / 2,
-            "paced ramp time < half of Reno's",
-        ),
-    ]
-    res.values = {"ramp_s": {"reno": tr, "paced": tp}}
-    return res
-
-
-def _ramp(v: dict, frac: float = 0.9, after: float = 2.0) -> float:
-    """First time after *after* at which the goodput over the past second reaches
-    *frac* of the link's payload rate; inf if never (within the run)."""
-    t, cum = v["t"], v["cum_tput"] * v["t"] / 8  # bytes delivered
+def _ramp(t: np.ndarray, cum: np.ndarray, frac: float = 0.9, after: float = 2.0) -> float:
+    """First time after *after* at which the goodput over the past second (from the
+    cumulative bytes delivered *cum*) reaches *frac* of the link's payload rate; inf
+    if never (within the run)."""
     target = frac * RATE * MSS / WIRE / 8
     for i in np.where(t >= after + 1.0)[0]:
         j = int(np.searchsorted(t, t[i] - 1.0))
@@ -228,16 +101,241 @@ def _ramp(v: dict, frac: float = 0.9, after: float = 2.0) -> float:
     return float("inf")
 
 
-def _goodput_between(v: dict, a: float, b: float) -> float:
-    """Payload b/s delivered over (a, b] (NaN if a is not finite)."""
-    if not np.isfinite(a):
-        return float("nan")
-    t, cum = v["t"], v["cum_tput"] * v["t"] / 8  # bytes delivered
-    return float((_at(t, cum, b) - _at(t, cum, a)) * 8 / (b - a))
+def fig3_series(ctx: Context) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The runs of fig3.toml (one flow, Reno and Paced Reno, one run per seed with
+    jittered access delays): a per-run table (pacing, seed; the core's flow metrics:
+    cwnd and flight at the first drop, timeouts, losses; and from the flow's series:
+    the last ssthresh, the ramp time, the goodput after the ramp and the cumulative
+    throughput at the early times) and the series for the plots (time, cumulative
+    throughput, cwnd) of every run."""
+    sw, runs = _runs_by_pacing(ctx, "fig3", QUICK_1)
+    rows, series = [], []
+    for _, row in runs.iterrows():
+        run = sw.load(row["run_id"])
+        t, cum = _cumulative(run)
+        cum = cum[:, 0]
+        cw = _flow_series(run, "cwnd_pkts")[0]
+        ss = _flow_series(run, "ssthresh_pkts")[0]
+        f = run.flows.iloc[0]
+        rows.append(
+            {
+                "pacing": row["pacing"],
+                "seed": int(row["seed"]),
+                "rtt_s": float(row["mean_rtt_s"]),
+                "cwnd_first_drop": float(f["cwnd_at_first_drop"]),
+                "flight_first_drop": float(f["flight_at_first_drop"]),
+                "timeouts": int(f["timeouts"]),
+                "losses": int(f["losses"]),
+                # the ssthresh of the last window reduction: the bottom of the sawtooth
+                "ssthresh_final": float(ss.iloc[-1]),
+                "ramp_s": _ramp(t, cum),
+                "end_s": float(t[-1]),
+                **{f"cum_{w:g}": _at(t, cum, w) * 8 / w for w in EARLY},
+            }
+        )
+        series.append(
+            pd.DataFrame(
+                {
+                    "pacing": row["pacing"],
+                    "seed": int(row["seed"]),
+                    "t": t,
+                    "cum_tput": cum * 8 / np.maximum(t, 1e-9),
+                    "cum_bytes": cum,
+                }
+            ).merge(
+                pd.DataFrame({"t": cw.index.to_numpy(float), "cwnd": cw.to_numpy(float)}),
+                on="t",
+                how="left",
+            )
+        )
+    d = pd.DataFrame(rows).sort_values(["pacing", "seed"]).reset_index(drop=True)
+    s = pd.concat(series, ignore_index=True)
+    # steady state: from the time both flows of a seed have reached the link rate to
+    # the end of the run, each flow's goodput over that span
+    since = d.groupby("seed")["ramp_s"].max()
+    d["steady_since_s"] = d["seed"].map(since)
+    good = []
+    for r in d.itertuples():
+        g = s[(s["pacing"] == r.pacing) & (s["seed"] == r.seed)]
+        a, b = r.steady_since_s, r.end_s
+        t, cum = g["t"].to_numpy(), g["cum_bytes"].to_numpy()
+        good.append((_at(t, cum, b) - _at(t, cum, a)) * 8 / (b - a) if np.isfinite(a) else np.nan)
+    d["steady_goodput_bps"] = good
+    return d, s
 
 
-def _fmt_t(x: float) -> str:
-    return "never (in the run)" if not np.isfinite(x) else f"{x:.1f} s"
+def _pair(d: pd.DataFrame, col: str, how: str = "ratio") -> Estimate:
+    """Per seed (the Reno and paced runs of a seed share its draws): paced / Reno
+    (``ratio``), Reno / paced (``inverse``), paced − Reno (``diff``) or Reno − paced
+    (``inverse_diff``) of *col*, as an :class:`Estimate` over the seeds."""
+    w = d.pivot(index="seed", columns="pacing", values=col)
+    p, r = w["leaky"], w["none"]
+    x = {"ratio": p / r, "inverse": r / p, "diff": p - r, "inverse_diff": r - p}[how]
+    return estimate(x)
+
+
+def _of(d: pd.DataFrame, p: str, col: str) -> Estimate:
+    return estimate(d[d["pacing"] == p][col])
+
+
+def fig3_plot(ctx: Context, s: pd.DataFrame) -> str:
+    plt = _plt()
+    first = s[s["seed"] == s["seed"].min()]
+    with plt.rc_context(plots.STYLE):
+        fig, ax = plt.subplots()
+        for p, g in first.groupby("pacing", sort=False):
+            ax.plot(g["t"], g["cum_tput"] / 1e6, label=LABEL[p])
+        ax.axhline(RATE * MSS / WIRE / 1e6, color="grey", lw=0.8, ls=":")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("cumulative throughput (Mb/s)")
+        ax.set_title(f"Fig. 3: one flow, 57 Mb/s, buffer {BUFFER} pkts (BDP/4), first seed")
+        ax.legend()
+        path = ctx.out / "fig3.png"
+        plots.save(fig, path)
+        plt.close(fig)
+    return path.name
+
+
+def fig3_claims(d: pd.DataFrame) -> list[Claim]:
+    bottom = (BDP + BUFFER) / 2
+    ahead = {f"{w:g} s": _pair(d, f"cum_{w:g}") for w in EARLY}
+    c_ss = claim_all(
+        "steady_state_similar",
+        "in steady state both show the same sawtooth and similar throughput",
+        study="similar in steady state",
+        values={
+            "goodput paced / Reno after both reach the link rate": _pair(d, "steady_goodput_bps"),
+        },
+        test=within(1.0, tol=0.05),
+        note="per seed, goodput from the time both flows first reach 90 % of the link to "
+        "the end of the run",
+    )
+    sawtooth = within_rel(bottom, rel=0.1)
+    ss = {p: _of(d, p, "ssthresh_final") for p in ("none", "leaky")}
+    c_ss.ccsim += (
+        "; last ssthresh "
+        + ", ".join(f"{LABEL[p]} {e.text(0)}" for p, e in ss.items())
+        + f" pkts ((BDP + B) / 2 = {bottom:.0f})"
+    )
+    c_ss.check += (
+        f"; both flows' last ssthresh {sawtooth.describe} (the sawtooth halves a full "
+        "pipe and buffer)"
+    )
+    c_ss.holds = bool(c_ss.holds) and all(sawtooth(e) for e in ss.values())
+    return [
+        claim_all(
+            "paced_ahead_early",
+            "in the initial period pacing achieves much better (cumulative) throughput than Reno",
+            study="figure: paced well above Reno early",
+            values=ahead,
+            test=above(1.3),
+            note="per seed, cumulative throughput paced / Reno",
+        ),
+        claim(
+            "reno_first_loss_2b",
+            "Reno's first loss comes when its window reaches about twice the buffer",
+            study=f"≈ 2 × buffer = {2 * BUFFER} pkts",
+            value=_of(d, "none", "cwnd_first_drop"),
+            test=within(2.5 * BUFFER, tol=0.5 * BUFFER),
+            digits=0,
+            note="2B ≤ cwnd at the first drop ≤ 3B (slow start doubles from a window "
+            "W/2 ∈ (B, 2B] whose burst just fit; the drop comes B packets into the next)",
+        ),
+        claim(
+            "paced_first_loss_pipe",
+            "Paced Reno gets a loss only after it saturates the pipe",
+            study=f"≈ BDP + buffer = {BDP + BUFFER:.0f} pkts",
+            value=_of(d, "leaky", "flight_first_drop"),
+            test=within_rel(BDP + BUFFER, rel=0.1),
+            digits=0,
+            note="packets in flight at the first drop",
+        ),
+        c_ss,
+    ]
+
+
+def fig3_table(d: pd.DataFrame) -> str:
+    """Mean ± 95 % interval over the seeds of each per-run quantity, Reno and paced."""
+    rows = [(f"cumulative throughput at {w:g} s (Mb/s)", f"cum_{w:g}", 1e-6, 1) for w in EARLY]
+    rows += [
+        ("cwnd at the first drop (pkts)", "cwnd_first_drop", 1.0, 0),
+        ("packets in flight at the first drop", "flight_first_drop", 1.0, 0),
+        ("first second at ≥ 90 % of the link (s)", "ramp_s", 1.0, 1),
+        ("goodput after both reach the link rate (Mb/s)", "steady_goodput_bps", 1e-6, 1),
+        ("last ssthresh (pkts)", "ssthresh_final", 1.0, 0),
+        ("timeouts", "timeouts", 1.0, 1),
+    ]
+    out = []
+    for label, col, scale, digits in rows:
+        row = {"": label}
+        for p in ("none", "leaky"):
+            e = _of(d, p, col)
+            row[LABEL[p]] = Estimate(e.mean * scale, e.half_width * scale, e.n).text(digits)
+        out.append(row)
+    return markdown_table(pd.DataFrame(out))
+
+
+def fig3(ctx: Context) -> FigureResult:
+    d, s = fig3_series(ctx)
+    res = FigureResult("fig3", "one flow, BDP/4 buffer: cumulative throughput", [fig3_plot(ctx, s)])
+    res.claims += fig3_claims(d)
+    res.table = fig3_table(d)
+    res.values = {
+        "buffer_pkts": BUFFER,
+        "bdp_pkts": BDP,
+        "runs": d.to_dict("records"),
+    }
+    return res
+
+
+def fig4_plot(ctx: Context, s: pd.DataFrame) -> str:
+    plt = _plt()
+    first = s[s["seed"] == s["seed"].min()].dropna(subset=["cwnd"])
+    with plt.rc_context(plots.STYLE):
+        fig, ax = plt.subplots()
+        for p, g in first.groupby("pacing", sort=False):
+            ax.plot(g["t"], g["cwnd"], label=LABEL[p], lw=0.8)
+        ax.axhline(BDP + BUFFER, color="grey", lw=0.8, ls=":", label="BDP + buffer")
+        ax.axhline(2 * BUFFER, color="grey", lw=0.8, ls="--", label="2 × buffer")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("cwnd (packets)")
+        ax.set_ylim(0, 1.3 * (BDP + BUFFER))
+        ax.set_title("Fig. 4: window of one flow, BDP/4 buffer, first seed")
+        ax.legend()
+        path = ctx.out / "fig4.png"
+        plots.save(fig, path)
+        plt.close(fig)
+    return path.name
+
+
+def fig4(ctx: Context) -> FigureResult:
+    d, s = fig3_series(ctx)
+    res = FigureResult("fig4", "one flow, BDP/4 buffer: window against time", [fig4_plot(ctx, s)])
+    tr, tp = _of(d, "none", "ramp_s"), _of(d, "leaky", "ramp_s")
+    res.claims += [
+        claim(
+            "reno_slow_ramp",
+            "Reno falls out of slow start early and takes a long time in congestion "
+            "avoidance to ramp up to the bottleneck bandwidth",
+            study="words (Figure 4)",
+            value=tr,
+            test=above(10.0),
+            digits=1,
+            note="first 1-s goodput ≥ 90 % of the link after 2 s, Reno (s): more than 10 s "
+            "(one packet per RTT from a small window)",
+        ),
+        claim(
+            "paced_fast_ramp",
+            "Paced Reno, losing only once the pipe is full, reaches the bottleneck "
+            "rate much sooner than Reno",
+            study="words (Figures 3-4)",
+            value=_pair(d, "ramp_s"),
+            test=below(0.5),
+            note=f"per seed, ramp time paced / Reno (paced {tp.text(1)} s, Reno {tr.text(1)} s)",
+        ),
+    ]
+    res.values = {"runs": d.to_dict("records")}
+    return res
 
 
 def _point_sweep(ctx: Context, figure: str, tag: str, overrides: dict, quick: dict | None = None):
@@ -263,10 +361,13 @@ def _point_sweep(ctx: Context, figure: str, tag: str, overrides: dict, quick: di
 
 # ------------------------------------------------------------------ Figure 5
 
-FIG5_MBPS = [5, 10, 20, 57, 100, 200]  # bottleneck rates: BDP 109 to 4340 packets
-FIG5_MBPS_QUICK = [5, 10, 20]
+FIG5_MBPS = [5, 10, 20, 57]  # bottleneck rates: BDP 109 to 1237 packets
+FIG5_MBPS_QUICK = [5, 20]
 FIG5_SMALL = [0.1, 0.25]  # "limited buffers" (below BDP/2)
 FIG5_LARGE = [0.5, 1.0]  # "half the BDP" and beyond
+# ten replications per point in both modes: the access delays are drawn per seed
+# (fig5.toml), and a 0.1-0.2 ms shift flips single runs at 0.5 BDP
+QUICK_5 = {"seeds": 10}
 
 
 def t_cycle(rate_bps: float) -> float:
@@ -275,13 +376,23 @@ def t_cycle(rate_bps: float) -> float:
     return RTT**2 * rate_bps / (8 * WIRE)
 
 
-def _fig5_runs(ctx: Context) -> pd.DataFrame:
-    """One row per (bandwidth, buffer, pacing): the flow's throughput over T_cycle and
-    what its losses did to it."""
-    rows = []
+def _groups(sw, runs: pd.DataFrame) -> pd.DataFrame:
+    """The core's groups table (one row per run and flow group: goodput, share,
+    losses, timeouts ...) joined to the runs' parameters and seed."""
+    from ccsim import store
+
+    g = store.groups(sw.directory).rename(columns={"name": "group"})
+    return g.merge(runs, on="run_id", suffixes=("", "_run"))
+
+
+def fig5_data(ctx: Context) -> pd.DataFrame:
+    """One row per run: bandwidth, BDP, buffer (fraction of the BDP), pacing, seed, and
+    the flow's goodput over T_cycle (the core's ``goodput_bps``: payload delivered over
+    the run, which lasts T_cycle) in b/s and as a fraction of the link's payload rate,
+    with its losses and timeouts."""
+    frames = []
     for mbps in FIG5_MBPS_QUICK if ctx.quick else FIG5_MBPS:
         rate = mbps * 1e6
-        dur = t_cycle(rate)
         sw, runs = _point_sweep(
             ctx,
             "fig5",
@@ -289,52 +400,65 @@ def _fig5_runs(ctx: Context) -> pd.DataFrame:
             {
                 "topology.bottleneck_rate": f"{mbps:g}Mbps",
                 "topology.access_rate": f"{4 * mbps:g}Mbps",
-                "duration": f"{dur:.3f}s",
+                "duration": f"{t_cycle(rate):.3f}s",
             },
+            QUICK_5,
         )
-        for _, row in runs.iterrows():
-            run = sw.load(row["run_id"])
-            f = run.flows.iloc[0]
-            tput = float(f["bytes_delivered"]) * 8 / dur
-            # the lowest ssthresh the flow's reductions set: where its congestion
-            # avoidance started from, at worst
-            ss = _flow_series(run, "ssthresh_pkts")[0]
-            rows.append(
+        g = _groups(sw, runs)
+        frames.append(
+            pd.DataFrame(
                 {
                     "mbps": float(mbps),
-                    "bdp": float(run.summary["bdp_pkts"]),
-                    "buffer": float(str(row["topology.buffer"]).removesuffix("bdp")),
-                    "pacing": str(row["flows[0].tcp.pacing"]),
-                    "t_cycle": dur,
-                    "tput_bps": tput,
-                    "frac": tput / (rate * MSS / WIRE),
-                    "losses": int(f["losses"]),
-                    "timeouts": int(f["timeouts"]),
-                    "fast_retransmits": int(f["fast_retransmits"]),
-                    "ssthresh_min": float(ss.min()),
+                    "bdp": RTT * rate / (8 * WIRE),
+                    "buffer": buffer_fraction(g["topology.buffer"]),
+                    "pacing": g["flows[0].tcp.pacing"].astype(str),
+                    "seed": g["seed"].astype(int),
+                    "rtt_s": g["mean_rtt_s"].astype(float),
+                    "goodput_bps": g["goodput_bps"].astype(float),
+                    "frac": g["goodput_bps"].astype(float) / (rate * MSS / WIRE),
+                    "losses": g["losses"].astype(int),
+                    "timeouts": g["timeouts"].astype(int),
                 }
             )
+        )
+    return pd.concat(frames, ignore_index=True)
+
+
+def fig5_gaps(d: pd.DataFrame) -> pd.DataFrame:
+    """Per (bandwidth, buffer): mean Reno and paced fractions of the link and the
+    paired per-seed difference paced − Reno (same seed, same drawn delays) with its
+    95 % interval, as a fraction of the link and in Mb/s."""
+    w = d.pivot_table(index=["mbps", "bdp", "buffer", "seed"], columns="pacing", values="frac")
+    w = w.reset_index()
+    w["diff"] = w["leaky"] - w["none"]
+    w["diff_mbps"] = w["diff"] * w["mbps"] * MSS / WIRE
+    rows = []
+    for (mbps, bdp, buf), g in w.groupby(["mbps", "bdp", "buffer"], sort=True):
+        e, em = estimate(g["diff"]), estimate(g["diff_mbps"])
+        rows.append(
+            {
+                "mbps": mbps,
+                "bdp": bdp,
+                "buffer": buf,
+                "reno": float(g["none"].mean()),
+                "paced": float(g["leaky"].mean()),
+                "diff": e.mean,
+                "diff_ci95": e.half_width,
+                "diff_min": float(g["diff"].min()),
+                "diff_max": float(g["diff"].max()),
+                "diff_mbps": em.mean,
+                "diff_mbps_ci95": em.half_width,
+                "n": e.n,
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def fig5(ctx: Context) -> FigureResult:
-    d = _fig5_runs(ctx)
-    w = d.pivot_table(index=["mbps", "bdp", "buffer"], columns="pacing", values="frac")
-    w = w.reset_index()
-    w["diff"] = w["leaky"] - w["none"]
-    w["diff_mbps"] = w["diff"] * w["mbps"] * MSS / WIRE  # the link's payload rate × diff
-    by = d.set_index(["mbps", "buffer", "pacing"])
-    w["timeouts"] = [
-        " / ".join(f"{by.loc[(r.mbps, r.buffer, p), 'timeouts']:d}" for p in ("none", "leaky"))
-        for r in w.itertuples()
-    ]
-    w["ssthresh_min"] = [
-        " / ".join(
-            f"{by.loc[(r.mbps, r.buffer, p), 'ssthresh_min']:.0f}" for p in ("none", "leaky")
-        )
-        for r in w.itertuples()
-    ]
-    bufs = sorted(w["buffer"].unique())
+def _est(row, col: str = "diff") -> Estimate:
+    return Estimate(float(row[col]), float(row[f"{col}_ci95"]), int(row["n"]))
+
+
+def fig5_plot(ctx: Context, gaps: pd.DataFrame) -> str:
     plt = _plt()
     with plt.rc_context(plots.STYLE):
         fig, axs = plt.subplots(1, 2, figsize=(9.0, 3.4))
@@ -342,119 +466,148 @@ def fig5(ctx: Context) -> FigureResult:
             (axs[0], "diff_mbps", "throughput paced − Reno (Mb/s)"),
             (axs[1], "diff", "paced − Reno (fraction of the link)"),
         ):
-            for b in bufs:
-                g = w[w["buffer"] == b].sort_values("bdp")
-                ax.plot(g["bdp"].round(), g[col], marker="o", label=f"buffer {b:g} × BDP")
+            for b, g in gaps.groupby("buffer"):
+                g = g.sort_values("bdp")
+                ax.errorbar(
+                    g["bdp"].round(),
+                    g[col],
+                    yerr=g[f"{col}_ci95"].fillna(0.0),
+                    marker="o",
+                    capsize=3,
+                    label=f"buffer {b:g} × BDP",
+                )
             ax.axhline(0.0, color="grey", lw=0.8, ls=":")
-            log_x(ax, w["bdp"].round())
+            log_x(ax, gaps["bdp"].round())
             ax.set_xlabel("delay-bandwidth product (packets)")
             ax.set_ylabel(ylabel)
         axs[0].legend(fontsize=7)
+        n = int(gaps["n"].max())
         fig.suptitle(
-            "Fig. 5: one flow over one sawtooth (T_cycle = RTT² · BW / 576 B), "
-            "RTT 100 ms, 5-200 Mb/s",
+            "Fig. 5: one flow over one sawtooth (T_cycle = RTT² · BW / 576 B), RTT ≈ 100 ms, "
+            f"mean of {n} jittered replications ± 95 % CI",
             fontsize=9,
         )
         path = ctx.out / "fig5.png"
         plots.save(fig, path)
         plt.close(fig)
-    res = FigureResult("fig5", "one flow, one sawtooth: throughput difference vs BDP", [path.name])
+    return path.name
 
-    def series(b: float) -> pd.DataFrame:
-        return w[w["buffer"] == b].sort_values("bdp")
 
-    def listing(bs: list[float], col: str = "diff", unit: str = "") -> str:
-        return "; ".join(
-            f"{b:g} BDP: "
-            + ", ".join(f"{x:+.3f}" if not unit else f"{x:+.1f}" for x in series(b)[col])
-            + unit
-            for b in bs
-        )
+def fig5_claims(gaps: pd.DataFrame) -> list[Claim]:
+    def at(buf: float) -> pd.DataFrame:
+        return gaps[gaps["buffer"] == buf].sort_values("bdp")
 
-    bdps = ", ".join(f"{x:.0f}" for x in series(FIG5_SMALL[0])["bdp"])
-    # "the difference in the bandwidth achieved" (§5.1): in Mb/s. As a fraction of the
-    # link it would not be expected to grow: T_cycle is BDP round trips at any rate
-    grows = {
-        b: bool((series(b)["diff_mbps"] > 0).all())
-        and float(series(b)["diff_mbps"].iloc[-1]) > float(series(b)["diff_mbps"].iloc[0])
-        for b in FIG5_SMALL
-    }
-    gone = {b: bool(series(b)["diff"].between(-0.10, 0.02).all()) for b in FIG5_LARGE}
-    res.claims += [
+    def per_bdp(bufs: list[float], col: str = "diff") -> dict[str, Estimate]:
+        return {
+            f"{r['buffer']:g} BDP, BDP {r['bdp']:.0f}": _est(r, col)
+            for b in bufs
+            for _, r in at(b).iterrows()
+        }
+
+    # "increases with the BDP": judged as a fraction of the link (the share of one
+    # sawtooth the flow loses); in Mb/s it grows with the rate alone (shown, not tested)
+    ends = {b: (_est(at(b).iloc[0]), _est(at(b).iloc[-1])) for b in FIG5_SMALL}
+    bdp0, bdp1 = float(at(FIG5_SMALL[0])["bdp"].iloc[0]), float(at(FIG5_SMALL[0])["bdp"].iloc[-1])
+    mbps = per_bdp(FIG5_SMALL, "diff_mbps")
+    return [
+        claim_all(
+            "paced_ahead_limited",
+            "for limited buffers (0.1 and 0.25 BDP) Paced Reno delivers more than Reno "
+            "over one sawtooth",
+            study="paced ahead (Fig. 5's lines above 0)",
+            values=per_bdp(FIG5_SMALL),
+            test=above(0.0),
+            note="paired per-seed difference paced − Reno, fraction of the link",
+        ),
         Claim(
             "gap_grows_with_bdp",
-            "for limited buffers the difference in throughput (paced − Reno) increases "
-            "with the delay-bandwidth product",
-            'paced ahead, more so at larger BDPs ("the difference in the bandwidth achieved")',
-            f"paced − Reno at BDP {bdps}: "
-            + listing(FIG5_SMALL, "diff_mbps", " Mb/s")
-            + "; as a fraction of the link "
-            + listing(FIG5_SMALL),
-            all(grows.values()),
-            "at 0.1 and 0.25 BDP: difference in Mb/s > 0 at every BDP and larger at the "
-            "largest BDP than at the smallest",
+            "for limited buffers the difference in throughput increases with the "
+            "delay-bandwidth product",
+            "increases with the BDP",
+            "as a fraction of the link: "
+            + "; ".join(
+                f"{b:g} BDP: {a.text()} at BDP {bdp0:.0f} → {z.text()} at {bdp1:.0f}"
+                for b, (a, z) in ends.items()
+            )
+            + "; in Mb/s: "
+            + ", ".join(f"{k}: {v.text(2)}" for k, v in mbps.items()),
+            all(exceeds(a)(z) for a, z in ends.values()),
+            "as a fraction of the link, the difference at the largest BDP exceeds the one "
+            "at the smallest (intervals apart) at 0.1 and 0.25 BDP; in Mb/s it grows with "
+            "the rate alone (a fixed fraction of a 10× faster link is 10× the Mb/s), so "
+            "Mb/s is shown, not tested",
         ),
-        Claim(
+        claim_all(
             "gap_gone_half_bdp",
-            "the difference disappears when the buffer grows beyond half the BDP; there "
-            "pacing performs slightly worse (it lags behind by an RTT)",
-            "≈ 0, paced slightly below",
-            f"paced − Reno (fraction of the link) at BDP {bdps}: " + listing(FIG5_LARGE),
-            all(gone.values()),
-            "at 0.5 and 1 BDP: −0.10 ≤ difference ≤ +0.02 of the link at every BDP",
+            "the difference disappears when the buffer grows to half the BDP",
+            study="≈ 0 at 0.5 BDP",
+            values=per_bdp([0.5]),
+            test=within(0.0, tol=0.05),
+            note="paired difference, fraction of the link",
+        ),
+        claim_all(
+            "paced_worse_one_bdp",
+            "with larger buffers pacing performs slightly worse (it lags behind by an RTT)",
+            study="paced slightly below 0",
+            values=per_bdp([1.0]),
+            test=below(0.0),
+            note="at one BDP: paired difference, fraction of the link",
         ),
     ]
-    tab = w.rename(
-        columns={
-            "bdp": "BDP (pkts)",
-            "buffer": "buffer / BDP",
-            "none": "Reno",
-            "leaky": "Paced Reno",
-            "diff": "paced − Reno",
-            "diff_mbps": "paced − Reno (Mb/s)",
-            "timeouts": "timeouts (Reno / paced)",
-            "ssthresh_min": "lowest ssthresh (Reno / paced)",
+
+
+def fig5(ctx: Context) -> FigureResult:
+    d = fig5_data(ctx)
+    gaps = fig5_gaps(d)
+    res = FigureResult(
+        "fig5", "one flow, one sawtooth: throughput difference vs BDP", [fig5_plot(ctx, gaps)]
+    )
+    res.claims += fig5_claims(gaps)
+    tab = pd.DataFrame(
+        {
+            "Mb/s": gaps["mbps"].map(lambda x: f"{x:g}"),
+            "BDP (pkts)": gaps["bdp"].map(lambda x: f"{x:.0f}"),
+            "buffer / BDP": gaps["buffer"].map(lambda x: f"{x:g}"),
+            "Reno": gaps["reno"],
+            "Paced Reno": gaps["paced"],
+            "paced − Reno": [_est(r).text() for _, r in gaps.iterrows()],
+            "min / max over seeds": [
+                f"{r['diff_min']:+.3f} / {r['diff_max']:+.3f}" for _, r in gaps.iterrows()
+            ],
+            "paced − Reno (Mb/s)": [_est(r, "diff_mbps").text(2) for _, r in gaps.iterrows()],
         }
     )
-    tab.insert(0, "Mb/s", tab.pop("mbps").map(lambda x: f"{x:g}"))
-    tab["BDP (pkts)"] = tab["BDP (pkts)"].map(lambda x: f"{x:.0f}")
-    tab["buffer / BDP"] = tab["buffer / BDP"].map(lambda x: f"{x:g}")
+    to = d.groupby(["mbps", "buffer", "pacing"])["timeouts"].mean().unstack()
+    tab["mean timeouts (Reno / paced)"] = [
+        f"{to.loc[(r.mbps, r.buffer), 'none']:.1f} / {to.loc[(r.mbps, r.buffer), 'leaky']:.1f}"
+        for r in gaps.itertuples()
+    ]
     res.table = (
-        "Throughput over T_cycle as a fraction of the link's payload rate:\n\n"
-        + markdown_table(
-            tab[
-                [
-                    "Mb/s",
-                    "BDP (pkts)",
-                    "buffer / BDP",
-                    "Reno",
-                    "Paced Reno",
-                    "paced − Reno",
-                    "paced − Reno (Mb/s)",
-                    "timeouts (Reno / paced)",
-                    "lowest ssthresh (Reno / paced)",
-                ]
-            ]
-        )
+        "Throughput over T_cycle as a fraction of the link's payload rate (mean over "
+        "seeds), and the paired difference paced − Reno with its 95 % interval:\n\n"
+        + markdown_table(tab)
     )
-    res.values = {
-        "diff": {f"{r.mbps:g},{r.buffer:g}": float(r.diff) for r in w.itertuples()},
-        "diff_mbps": {f"{r.mbps:g},{r.buffer:g}": float(r.diff_mbps) for r in w.itertuples()},
-        "runs": d.to_dict("records"),
-        "grows": {str(k): v for k, v in grows.items()},
-        "gone": {str(k): v for k, v in gone.items()},
-    }
+    res.values = {"gaps": gaps.to_dict("records"), "runs": d.to_dict("records")}
     return res
 
 
 # ------------------------------------------------------------------ Figures 6-8
 
 QUICK_50 = {"seeds": 1}
+EARLY_AGG = [2.0, 3.0, 5.0]  # Figure 6's initial period (s)
+EARLY_JAIN = [1.0, 2.0]  # Figure 7's
 
 
-def _fifty(ctx: Context) -> dict:
+def fig6_data(ctx: Context) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The runs of fig6.toml (50 flows, one run per pacing and seed): a per-run table
+    (pacing, seed; the core's utilization, Jain index of the goodputs over the run and
+    loss-synchronization mean; from the series: the cumulative aggregate throughput
+    and Jain index of the cumulative throughputs at the early times, the mean link
+    utilization after 20 s, the spread of the flows' first window reductions) and the
+    first seed's series for the plots."""
     sw, runs = _runs_by_pacing(ctx, "fig6", QUICK_50)
-    out: dict[str, list[dict]] = {}
+    rows, series = [], []
+    first_seed = int(runs["seed"].min())
     for _, row in runs.iterrows():
         run = sw.load(row["run_id"])
         t, cum = _cumulative(run)
@@ -467,223 +620,242 @@ def _fifty(ctx: Context) -> dict:
             w = cw[c].to_numpy(dtype=float)
             down = np.where(np.diff(w) < 0)[0]
             first.append(float(cw.index[down[0] + 1]) if len(down) else np.nan)
-        first = np.array(first)
         u = run.series
         u = u[(u["entity"] == "link") & (u["id"] == 0) & (u["metric"] == "utilization")]
-        steady = float(u[u["time"] > 20.0]["value"].mean())
-        b = run.summary["links"]["bottleneck"]
-        out.setdefault(row["pacing"], []).append(
+        rows.append(
             {
-                "t": t,
-                "agg": agg,
-                "jain": jain,
-                "cwnd_t": cw.index.to_numpy(dtype=float),
-                "cwnd_sum": cw.fillna(0).sum(axis=1).to_numpy(),
+                "pacing": row["pacing"],
+                "seed": int(row["seed"]),
+                **{f"agg_{w:g}": _at(t, agg, w) for w in EARLY_AGG},
+                **{f"jain_{w:g}": _at(t, jain, w) for w in EARLY_JAIN},
+                "jain_end": float(row["flows_jain_fairness"]),
+                "steady_util": float(u[u["time"] > 20.0]["value"].mean()),
                 "first_spread": float(np.nanpercentile(first, 90) - np.nanpercentile(first, 10)),
-                "first_range": float(np.nanmax(first) - np.nanmin(first)),
-                "steady_util": steady,
-                "sync_mean": float(b["sync"]["mean"]),
-                "utilization": float(b["utilization"]),
-                "timeouts": int(run.flows["timeouts"].sum()),
+                "sync_mean": float(run.summary["links"]["bottleneck"]["sync"]["mean"]),
+                "utilization": float(row["utilization"]),
             }
         )
-    return out
+        if int(row["seed"]) == first_seed:
+            series.append(
+                pd.DataFrame({"pacing": row["pacing"], "t": t, "agg": agg, "jain": jain}).merge(
+                    pd.DataFrame(
+                        {
+                            "t": cw.index.to_numpy(dtype=float),
+                            "cwnd_sum": cw.fillna(0).sum(axis=1).to_numpy(),
+                        }
+                    ),
+                    on="t",
+                    how="left",
+                )
+            )
+    d = pd.DataFrame(rows).sort_values(["pacing", "seed"]).reset_index(drop=True)
+    return d, pd.concat(series, ignore_index=True)
 
 
-def _mean_at(runs: list[dict], key: str, when: float) -> float:
-    return float(np.mean([_at(r["t"], r[key], when) for r in runs]))
-
-
-def _mean(runs: list[dict], key: str) -> float:
-    return float(np.mean([r[key] for r in runs]))
-
-
-def fig6(ctx: Context) -> FigureResult:
-    d = _fifty(ctx)
+def _time_lines(ctx, name: str, s: pd.DataFrame, key: str, ylabel: str, title: str, **kw) -> str:
     plt = _plt()
     with plt.rc_context(plots.STYLE):
         fig, ax = plt.subplots()
-        for p, rs in d.items():
-            ax.plot(rs[0]["t"], rs[0]["agg"] / 1e6, label=LABEL[p])
-        ax.axhline(RATE * MSS / WIRE / 1e6, color="grey", lw=0.8, ls=":")
+        for p, g in s.dropna(subset=[key]).groupby("pacing", sort=False):
+            ax.plot(g["t"], g[key] / kw.get("scale", 1.0), label=LABEL[p], lw=kw.get("lw", 1.5))
+        for y, ls, lab in kw.get("hlines", []):
+            ax.axhline(y, color="grey", lw=0.8, ls=ls, label=lab)
+        if "ylim" in kw:
+            ax.set_ylim(*kw["ylim"])
         ax.set_xlabel("time (s)")
-        ax.set_ylabel("cumulative aggregate throughput (Mb/s)")
-        ax.set_title("Fig. 6: 50 flows, 57 Mb/s, RTT 100 ms, BDP/4")
+        ax.set_ylabel(ylabel)
+        ax.set_title(title + " (first seed)")
         ax.legend()
-        path = ctx.out / "fig6.png"
+        path = ctx.out / f"{name}.png"
         plots.save(fig, path)
         plt.close(fig)
-    res = FigureResult("fig6", "50 flows: cumulative aggregate throughput", [path.name])
-    r, p = d["none"], d["leaky"]
-    early = [2.0, 3.0, 5.0]
-    vals = {w: (_mean_at(r, "agg", w), _mean_at(p, "agg", w)) for w in early}
-    su_r, su_p = _mean(r, "steady_util"), _mean(p, "steady_util")
+    return path.name
+
+
+def _seeds_note(d: pd.DataFrame) -> str:
+    return f"per seed ({d['seed'].nunique()} seeds)"
+
+
+def fig6(ctx: Context) -> FigureResult:
+    d, s = fig6_data(ctx)
+    f = _time_lines(
+        ctx,
+        "fig6",
+        s,
+        "agg",
+        "cumulative aggregate throughput (Mb/s)",
+        "Fig. 6: 50 flows, 57 Mb/s, RTT 100 ms, BDP/4",
+        scale=1e6,
+        hlines=[(RATE * MSS / WIRE / 1e6, ":", None)],
+    )
+    res = FigureResult("fig6", "50 flows: cumulative aggregate throughput", [f])
     res.claims += [
-        Claim(
+        claim_all(
             "reno_ahead_early",
             "contrary to intuition, during the initial period Reno achieves better "
             "throughput than Paced Reno",
-            "figure: Reno above paced early",
-            ", ".join(
-                f"{w:g} s: Reno {a / 1e6:.1f} vs paced {b / 1e6:.1f} Mb/s"
-                for w, (a, b) in vals.items()
-            ),
-            all(a > 1.2 * b for a, b in vals.values()),
-            "Reno > 1.2 × paced (cumulative aggregate) at 2, 3 and 5 s",
+            study="figure: Reno above paced early",
+            values={f"{w:g} s": _pair(d, f"agg_{w:g}", "inverse") for w in EARLY_AGG},
+            test=above(1.2),
+            note=f"{_seeds_note(d)}, cumulative aggregate throughput Reno / paced",
         ),
-        Claim(
+        claim(
             "paced_ahead_steady",
             "during steady state pacing achieves (slightly) better throughput",
-            "slightly better",
-            f"link utilization after 20 s: paced {fmt(su_p)}, Reno {fmt(su_r)}",
-            su_p > su_r,
-            "utilization over (20 s, end]: paced > Reno",
+            study="slightly better",
+            value=_pair(d, "steady_util", "diff"),
+            test=above(0.0),
+            note=f"{_seeds_note(d)}, link utilization over (20 s, end], paced − Reno "
+            f"(Reno {_of(d, 'none', 'steady_util').text()}, paced "
+            f"{_of(d, 'leaky', 'steady_util').text()})",
         ),
     ]
-    res.values = {
-        "cum_agg_early": {str(w): {"reno": a, "paced": b} for w, (a, b) in vals.items()},
-        "steady_util": {"reno": su_r, "paced": su_p},
-    }
+    res.values = {"runs": d.to_dict("records")}
     return res
 
 
 def fig7(ctx: Context) -> FigureResult:
-    d = _fifty(ctx)
-    plt = _plt()
-    with plt.rc_context(plots.STYLE):
-        fig, ax = plt.subplots()
-        for p, rs in d.items():
-            ax.plot(rs[0]["t"], rs[0]["jain"], label=LABEL[p])
-        ax.set_xlabel("time (s)")
-        ax.set_ylabel("Jain index of cumulative throughputs")
-        ax.set_ylim(0, 1.02)
-        ax.set_title("Fig. 7: 50 flows, fairness against time")
-        ax.legend()
-        path = ctx.out / "fig7.png"
-        plots.save(fig, path)
-        plt.close(fig)
-    res = FigureResult("fig7", "50 flows: fairness of cumulative throughput", [path.name])
-    r, p = d["none"], d["leaky"]
-    early = [1.0, 2.0]
-    vals = {w: (_mean_at(r, "jain", w), _mean_at(p, "jain", w)) for w in early}
-    end_r, end_p = _mean_at(r, "jain", 1e9), _mean_at(p, "jain", 1e9)
+    d, s = fig6_data(ctx)
+    f = _time_lines(
+        ctx,
+        "fig7",
+        s,
+        "jain",
+        "Jain index of cumulative throughputs",
+        "Fig. 7: 50 flows, fairness against time",
+        ylim=(0, 1.02),
+    )
+    res = FigureResult("fig7", "50 flows: fairness of cumulative throughput", [f])
     res.claims += [
-        Claim(
+        claim_all(
             "reno_less_fair_early",
             "Reno is less fair than Paced Reno during the initial period",
-            "figure",
-            ", ".join(f"{w:g} s: Reno {fmt(a)} vs paced {fmt(b)}" for w, (a, b) in vals.items()),
-            all(b > a + 0.05 for a, b in vals.values()),
-            "Jain(paced) > Jain(Reno) + 0.05 at 1 and 2 s",
+            study="figure",
+            values={f"{w:g} s": _pair(d, f"jain_{w:g}", "diff") for w in EARLY_JAIN},
+            test=above(0.05),
+            note=f"{_seeds_note(d)}, Jain index of the cumulative throughputs, paced − Reno",
         ),
-        Claim(
+        claim(
             "similar_long_run",
             "over longer periods the fairness is similar",
-            "similar",
-            f"at the end: Reno {fmt(end_r)}, paced {fmt(end_p)}",
-            abs(end_r - end_p) < 0.05,
-            "|difference| < 0.05 at the end of the run",
+            study="similar",
+            value=_pair(d, "jain_end", "diff"),
+            test=within(0.0, tol=0.05),
+            note=f"{_seeds_note(d)}, the core's Jain index of the goodputs over the run, "
+            f"paced − Reno (Reno {_of(d, 'none', 'jain_end').text()}, paced "
+            f"{_of(d, 'leaky', 'jain_end').text()})",
         ),
     ]
-    res.values = {
-        "jain_early": {str(w): {"reno": a, "paced": b} for w, (a, b) in vals.items()},
-        "jain_end": {"reno": end_r, "paced": end_p},
-    }
+    res.values = {"runs": d.to_dict("records")}
     return res
 
 
 def fig8(ctx: Context) -> FigureResult:
-    d = _fifty(ctx)
-    plt = _plt()
-    with plt.rc_context(plots.STYLE):
-        fig, ax = plt.subplots()
-        for p, rs in d.items():
-            ax.plot(rs[0]["cwnd_t"], rs[0]["cwnd_sum"], label=LABEL[p], lw=0.8)
-        ax.axhline(BDP + BUFFER, color="grey", lw=0.8, ls=":", label="BDP + buffer")
-        ax.set_xlabel("time (s)")
-        ax.set_ylabel("aggregate cwnd (packets)")
-        ax.set_title("Fig. 8: 50 flows, aggregate window")
-        ax.legend()
-        path = ctx.out / "fig8.png"
-        plots.save(fig, path)
-        plt.close(fig)
-    res = FigureResult("fig8", "50 flows: aggregate window against time", [path.name])
-    r, p = d["none"], d["leaky"]
-    sp_r, sp_p = _mean(r, "first_spread"), _mean(p, "first_spread")
-    sy_r, sy_p = _mean(r, "sync_mean"), _mean(p, "sync_mean")
+    d, s = fig6_data(ctx)
+    f = _time_lines(
+        ctx,
+        "fig8",
+        s,
+        "cwnd_sum",
+        "aggregate cwnd (packets)",
+        "Fig. 8: 50 flows, aggregate window",
+        lw=0.8,
+        hlines=[(BDP + BUFFER, ":", "BDP + buffer")],
+    )
+    res = FigureResult("fig8", "50 flows: aggregate window against time", [f])
+    spread_p = _of(d, "leaky", "first_spread")
+    ratio = _pair(d, "first_spread", "inverse")
+    c = claim(
+        "paced_sync_slow_start",
+        "in slow start the paced flows synchronize: all reduce their windows at the "
+        "same time; Reno flows drop at different times",
+        study="words (Figure 8)",
+        value=spread_p,
+        test=below(RTT / 2),
+        note=f"spread (10th-90th percentile) of the flows' first window reductions, "
+        f"paced (s) < RTT/2, and {_seeds_note(d)} Reno / paced > 2 "
+        f"({ratio.text()}; Reno {_of(d, 'none', 'first_spread').text()} s)",
+    )
+    c.holds = bool(c.holds) and above(2.0)(ratio)
     res.claims += [
-        Claim(
-            "paced_sync_slow_start",
-            "in slow start the paced flows synchronize: all reduce their windows at the "
-            "same time; Reno flows drop at different times",
-            "words (Figure 8)",
-            f"spread (10th-90th percentile) of the flows' first window reductions: "
-            f"paced {sp_p * 1e3:.0f} ms, Reno {sp_r * 1e3:.0f} ms",
-            sp_p < RTT / 2 and sp_r > 2 * sp_p,
-            "paced spread < RTT/2 and Reno's > 2 × paced's",
-        ),
-        Claim(
+        c,
+        claim(
             "paced_desync_steady",
             "in steady state pacing de-synchronizes the flows' losses",
-            "words",
-            f"mean fraction of flows losing per congestion event: paced {fmt(sy_p)}, "
-            f"Reno {fmt(sy_r)}",
-            sy_p < sy_r - 0.1,
-            "sync(paced) < sync(Reno) − 0.1 (ccsim's loss-synchronization metric)",
+            study="words",
+            value=_pair(d, "sync_mean", "inverse_diff"),
+            test=above(0.1),
+            note=f"{_seeds_note(d)}, the core's loss-synchronization mean (fraction of "
+            f"flows losing per congestion event), Reno − paced (Reno "
+            f"{_of(d, 'none', 'sync_mean').text()}, paced {_of(d, 'leaky', 'sync_mean').text()})",
         ),
     ]
-    res.values = {
-        "first_spread_s": {"reno": sp_r, "paced": sp_p},
-        "sync_mean": {"reno": sy_r, "paced": sy_p},
-    }
+    res.values = {"runs": d.to_dict("records")}
     return res
 
 
 # ------------------------------------------------------------------ Figures 9-11
 
-QUICK_VAR = {"seeds": 1}
+QUICK_VAR = {"seeds": 3}
 
 
-def _variable(ctx: Context) -> dict:
-    """Per (pacing, buffer): the runs' time series and scalars."""
+def fig9_data(ctx: Context) -> tuple[object, pd.DataFrame]:
+    """The sweep and one row per run (pacing, buffer, seed) with the core's bottleneck
+    metrics (utilization, drop rate, mean queue) and RTT-normalized Jain index of the
+    flows' goodputs over the run (``flows_jain_fairness_rtt``: x_i · RTT_i, §4)."""
     sw, runs = ctx.sweep("fig9", quick=QUICK_VAR)
-    out: dict[tuple[str, str], list[dict]] = {}
-    for _, row in runs.iterrows():
-        run = sw.load(row["run_id"])
+    d = pd.DataFrame(
+        {
+            "run_id": runs["run_id"],
+            "pacing": runs["tcp.pacing"].astype(str),
+            "buffer": runs["topology.buffer"].astype(str),
+            "seed": runs["seed"].astype(int),
+            "utilization": runs["utilization"].astype(float),
+            "drop_rate": runs["drop_rate"].astype(float),
+            "queue_mean_pkts": runs["queue_mean_pkts"].astype(float),
+            "jain_rtt": runs["flows_jain_fairness_rtt"].astype(float),
+        }
+    )
+    return sw, d
+
+
+def fig9_series(sw, d: pd.DataFrame) -> pd.DataFrame:
+    """For the plots, the first seed's runs over time: cumulative aggregate throughput
+    and the RTT-normalized Jain index of the flows' cumulative throughputs."""
+    rows = []
+    first = d[d["seed"] == d["seed"].min()]
+    for r in first.itertuples():
+        run = sw.load(r.run_id)
         t, cum = _cumulative(run)
-        rtt = run.flows.set_index("flow")["rtt_prop_s"]
         ths = _flow_series(run, "throughput_bps")
-        w = rtt.reindex(ths.columns).to_numpy(dtype=float)
-        xr = cum * w[None, :]
+        rtt = run.flows.set_index("flow")["rtt_prop_s"].reindex(ths.columns).to_numpy(float)
+        xr = cum * rtt[None, :]
         n = cum.shape[1]
-        b = run.summary["links"]["bottleneck"]
-        out.setdefault((str(row["tcp.pacing"]), str(row["topology.buffer"])), []).append(
-            {
-                "t": t,
-                "agg": cum.sum(axis=1) * 8 / np.maximum(t, 1e-9),
-                "jain_rtt": xr.sum(axis=1) ** 2 / np.maximum(n * (xr**2).sum(axis=1), 1e-30),
-                "drop_rate": float(b["drop_rate"]),
-                "queue_mean": float(b["queue_mean_pkts"]),
-                "utilization": float(b["utilization"]),
-                "jain_rtt_end": float(run.summary["flows"]["jain_fairness_rtt"])
-                if "jain_fairness_rtt" in run.summary.get("flows", {})
-                else float("nan"),
-            }
+        rows.append(
+            pd.DataFrame(
+                {
+                    "pacing": r.pacing,
+                    "buffer": r.buffer,
+                    "t": t,
+                    "agg_bps": cum.sum(axis=1) * 8 / np.maximum(t, 1e-9),
+                    "jain_rtt": xr.sum(axis=1) ** 2 / np.maximum(n * (xr**2).sum(axis=1), 1e-30),
+                }
+            )
         )
-    return out
+    return pd.concat(rows, ignore_index=True)
 
 
-def _time_plot(ctx, name, d, key, ylabel, title, scale=1.0, ylim=None) -> str:
+def _time_plot(ctx, name, s: pd.DataFrame, key, ylabel, title, scale=1.0, ylim=None) -> str:
     plt = _plt()
     with plt.rc_context(plots.STYLE):
         fig, ax = plt.subplots()
-        for (p, buf), rs in sorted(d.items()):
-            ax.plot(rs[0]["t"], rs[0][key] / scale, label=f"{LABEL[p]}, {buf}")
+        for (p, buf), g in s.groupby(["pacing", "buffer"], sort=True):
+            ax.plot(g["t"], g[key] / scale, label=f"{LABEL[p]}, {buf}")
         ax.set_xlabel("time (s)")
         ax.set_ylabel(ylabel)
         if ylim:
             ax.set_ylim(*ylim)
-        ax.set_title(title)
+        ax.set_title(title + " (first seed)")
         ax.legend(fontsize=7)
         path = ctx.out / f"{name}.png"
         plots.save(fig, path)
@@ -691,108 +863,143 @@ def _time_plot(ctx, name, d, key, ylabel, title, scale=1.0, ylim=None) -> str:
     return path.name
 
 
+def _bufs(d: pd.DataFrame) -> list[str]:
+    return sorted(d["buffer"].unique(), key=lambda b: float(b.removesuffix("pkt")))
+
+
+def paired(d: pd.DataFrame, metric: str, first: str = "none", second: str = "leaky"):
+    """Per buffer: the per-seed difference metric(first) − metric(second) (the two runs
+    of a seed share its drawn start times) as an :class:`Estimate`."""
+    w = d.pivot_table(index=["buffer", "seed"], columns="pacing", values=metric).reset_index()
+    return {b: estimate(w[w["buffer"] == b][first] - w[w["buffer"] == b][second]) for b in _bufs(d)}
+
+
+def per_pacing(d: pd.DataFrame, metric: str) -> dict[tuple[str, str], Estimate]:
+    return {(p, b): estimate(g[metric]) for (p, b), g in d.groupby(["pacing", "buffer"])}
+
+
+def _both(e: dict, b: str, scale: float = 1.0, digits: int = 3) -> str:
+    def t(x: Estimate) -> str:
+        return Estimate(x.mean * scale, x.half_width * scale, x.n).text(digits)
+
+    return f"{b}: Reno {t(e['none', b])}, paced {t(e['leaky', b])}"
+
+
 def fig9(ctx: Context) -> FigureResult:
-    d = _variable(ctx)
+    sw, d = fig9_data(ctx)
     f = _time_plot(
         ctx,
         "fig9",
-        d,
-        "agg",
+        fig9_series(sw, d),
+        "agg_bps",
         "cumulative aggregate throughput (Mb/s)",
         "Fig. 9: 25 flows at 100 ms + 25 at 280 ms, 57 Mb/s",
         1e6,
     )
     res = FigureResult("fig9", "50 flows, RTT 100 / 280 ms: cumulative throughput", [f])
-    u = {k: _mean(v, "utilization") for k, v in d.items()}
-    bufs = sorted({b for _, b in d}, key=lambda b: float(b.removesuffix("pkt")))
+    u = per_pacing(d, "utilization")
     res.claims.append(
-        Claim(
+        claim_all(
             "similar_throughput",
             "Reno and Paced Reno achieve similar throughput",
-            "similar",
-            ", ".join(f"{b}: Reno {fmt(u['none', b])}, paced {fmt(u['leaky', b])}" for b in bufs),
-            all(abs(u["none", b] - u["leaky", b]) < 0.05 for b in bufs),
-            "|utilization(paced) − utilization(Reno)| < 0.05 at each buffer",
+            study="similar",
+            values={b: e for b, e in paired(d, "utilization").items()},
+            test=within(0.0, tol=0.05),
+            note="per-seed difference of link utilization Reno − paced; utilization "
+            + "; ".join(_both(u, b) for b in _bufs(d)),
         )
     )
-    res.values = {"utilization": {f"{p},{b}": v for (p, b), v in u.items()}}
+    res.values = {
+        "utilization": {f"{p},{b}": e.mean for (p, b), e in u.items()},
+        "paired_utilization": {b: vars(e) for b, e in paired(d, "utilization").items()},
+    }
     return res
 
 
 def fig10(ctx: Context) -> FigureResult:
-    d = _variable(ctx)
+    sw, d = fig9_data(ctx)
     f = _time_plot(
         ctx,
         "fig10",
-        d,
+        fig9_series(sw, d),
         "jain_rtt",
         "RTT-normalized Jain index (cumulative)",
         "Fig. 10: normalized fairness, RTT 100 / 280 ms",
         ylim=(0, 1.02),
     )
     res = FigureResult("fig10", "50 flows, RTT 100 / 280 ms: normalized fairness", [f])
-    j = {k: _mean_at(v, "jain_rtt", 1e9) for k, v in d.items()}
-    bufs = sorted({b for _, b in d}, key=lambda b: float(b.removesuffix("pkt")))
-    small = bufs[0]
+    j = per_pacing(d, "jain_rtt")
     res.claims.append(
-        Claim(
+        claim_all(
             "paced_fairer",
             "pacing achieves much better normalized fairness than TCP Reno",
-            "figure: paced above Reno",
-            ", ".join(f"{b}: Reno {fmt(j['none', b])}, paced {fmt(j['leaky', b])}" for b in bufs),
-            j["leaky", small] > j["none", small] + 0.05,
-            f"normalized Jain at the end: paced > Reno + 0.05 at {small}",
+            study="figure: paced above Reno",
+            values=paired(d, "jain_rtt", "leaky", "none"),
+            test=above(0.05),
+            note="per-seed difference of the RTT-normalized Jain index over the run, paced − "
+            "Reno; index " + "; ".join(_both(j, b) for b in _bufs(d)),
         )
     )
-    res.values = {"jain_rtt_end": {f"{p},{b}": v for (p, b), v in j.items()}}
+    res.values = {
+        "jain_rtt_end": {f"{p},{b}": e.mean for (p, b), e in j.items()},
+        "paired_jain_rtt": {b: vars(e) for b, e in paired(d, "jain_rtt", "leaky", "none").items()},
+    }
     return res
 
 
 def fig11(ctx: Context) -> FigureResult:
-    d = _variable(ctx)
-    bufs = sorted({b for _, b in d}, key=lambda b: float(b.removesuffix("pkt")))
+    _, d = fig9_data(ctx)
+    bufs = _bufs(d)
+    dr, q = per_pacing(d, "drop_rate"), per_pacing(d, "queue_mean_pkts")
     x = [float(b.removesuffix("pkt")) for b in bufs]
-    dr = {k: _mean(v, "drop_rate") for k, v in d.items()}
-    q = {k: _mean(v, "queue_mean") for k, v in d.items()}
     plt = _plt()
     with plt.rc_context(plots.STYLE):
         fig, ax = plt.subplots()
         for p in ("none", "leaky"):
-            ax.plot(x, [100 * dr[p, b] for b in bufs], marker="o", label=LABEL[p])
+            ax.errorbar(
+                x,
+                [100 * dr[p, b].mean for b in bufs],
+                yerr=[100 * np.nan_to_num(dr[p, b].half_width) for b in bufs],
+                marker="o",
+                capsize=3,
+                label=LABEL[p],
+            )
         ax.set_xlabel("buffer (packets)")
         ax.set_ylabel(plots.label("drop_rate"))
-        ax.set_title("Fig. 11: drop rate, 50 flows, RTT 100 / 280 ms")
+        ax.set_title(
+            f"Fig. 11: drop rate, 50 flows, RTT 100 / 280 ms ({dr['none', bufs[0]].n} seeds)"
+        )
         ax.legend()
         path = ctx.out / "fig11.png"
         plots.save(fig, path)
         plt.close(fig)
     res = FigureResult("fig11", "50 flows, RTT 100 / 280 ms: drop rate", [path.name])
     res.claims += [
-        Claim(
+        claim_all(
             "reno_more_drops",
             "Reno has a higher drop rate than pacing, also with a buffer of one BDP",
-            "figure",
-            ", ".join(
-                f"{b}: Reno {100 * dr['none', b]:.2f} %, paced {100 * dr['leaky', b]:.2f} %"
-                for b in bufs
-            ),
-            all(dr["none", b] > dr["leaky", b] for b in bufs),
-            "drop rate(Reno) > drop rate(paced) at each buffer",
+            study="figure",
+            values=paired(d, "drop_rate"),
+            test=above(0.0),
+            digits=5,
+            note="per-seed difference of the bottleneck's drop rate, Reno − paced; drop rate (%) "
+            + "; ".join(_both(dr, b, 100, 2) for b in bufs),
         ),
-        Claim(
+        claim_all(
             "reno_larger_queue",
             "Reno forms larger queues at the bottleneck",
-            "words",
-            ", ".join(
-                f"{b}: Reno {q['none', b]:.0f}, paced {q['leaky', b]:.0f} pkts" for b in bufs
-            ),
-            all(q["none", b] > q["leaky", b] for b in bufs),
-            "mean queue(Reno) > mean queue(paced) at each buffer",
+            study="words",
+            values=paired(d, "queue_mean_pkts"),
+            test=above(0.0),
+            note="per-seed difference of the mean queue (packets), Reno − paced; "
+            + "; ".join(_both(q, b, 1, 0) for b in bufs),
         ),
     ]
     res.values = {
-        "drop_rate": {f"{p},{b}": v for (p, b), v in dr.items()},
-        "queue_mean_pkts": {f"{p},{b}": v for (p, b), v in q.items()},
+        "drop_rate": {f"{p},{b}": e.mean for (p, b), e in dr.items()},
+        "queue_mean_pkts": {f"{p},{b}": e.mean for (p, b), e in q.items()},
+        "paired_drop_rate": {b: vars(e) for b, e in paired(d, "drop_rate").items()},
+        "paired_queue": {b: vars(e) for b, e in paired(d, "queue_mean_pkts").items()},
     }
     return res
 
@@ -802,44 +1009,79 @@ def fig11(ctx: Context) -> FigureResult:
 QUICK_CL = {"grid": {"workloads[0].size": ["10pkt", "100pkt", "3000pkt"]}, "seeds": 1}
 # Figure 12 adds the 1000-packet flows of phase 2 (the first size that loses)
 QUICK_CL12 = {"grid": {"workloads[0].size": ["10pkt", "100pkt", "1000pkt", "3000pkt"]}, "seeds": 1}
+LONG = 1e5  # phase 4: fig12long.toml's flow size (packets)
+PHASE3 = 3000.0  # phase 3: the size at which the paced flows' synchronized drops show
+
+_CLOSED_LOOP_SQL = """
+SELECT r.run_id, r.seed, {cols}
+       avg(f.normalized_latency) AS latency, median(f.normalized_latency) AS median,
+       count(*) AS flows, avg(f.losses) AS losses, avg(f.timeouts) AS timeouts
+FROM flows f JOIN runs r USING (run_id)
+WHERE r.status = 'done' AND f.fct_s IS NOT NULL AND NOT isnan(f.fct_s)
+  AND f.start_s >= r.warmup_s
+GROUP BY ALL
+"""
 
 
-def _closed_loop(ctx: Context, name: str, quick: dict = QUICK_CL) -> pd.DataFrame:
-    """Mean and median normalized latency per (pacing, size) over the flows that
-    started after the warmup and finished, with their mean losses per flow."""
-    sw, runs = ctx.sweep(name, quick=quick)
-    rows = []
-    for _, row in runs.iterrows():
-        run = sw.load(row["run_id"])
-        f = run.flows
-        warm = float(run.summary.get("warmup_s", 10.0))
-        done = f[f["fct_s"].notna() & (f["start_s"] >= warm)]
-        rows.append(
-            {
-                "pacing": str(row["tcp.pacing"]),
-                "size": float(str(row["workloads[0].size"]).removesuffix("pkt")),
-                "latency": float(done["normalized_latency"].mean()),
-                "median": float(done["normalized_latency"].median()),
-                "flows": len(done),
-                "timeouts": float(done["timeouts"].sum()),
-                "losses": float(done["losses"].mean()),
-            }
-        )
-    d = pd.DataFrame(rows)
-    return d.groupby(["pacing", "size"], as_index=False).mean().sort_values(["pacing", "size"])
+def closed_loop_data(sw, params: dict[str, str]) -> pd.DataFrame:
+    """One row per run of a closed-loop sweep: its *params* (column name -> swept
+    path), seed, and over the flows that started after the warmup and finished, the
+    mean and median of the core's per-flow ``normalized_latency`` (§5.4), how many
+    flows, and their mean losses and timeouts per flow."""
+    cols = "".join(f'r."{path}" AS {name}, ' for name, path in params.items())
+    d = sw.query(_CLOSED_LOOP_SQL.format(cols=cols))
+    if "size" in d:
+        d["size"] = d["size"].map(lambda s: float(str(s).removesuffix("pkt")))
+    return d.sort_values([*params, "seed"]).reset_index(drop=True)
 
 
-def _latency_plot(ctx: Context, name: str, d: pd.DataFrame, title: str) -> str:
+def _cl(ctx: Context, name: str, quick: dict, size: float | None = None) -> pd.DataFrame:
+    """Figures 12-13's runs; *size* where the sweep does not vary the flow size."""
+    sw, _ = ctx.sweep(name, quick=quick)
+    if size is not None:
+        return closed_loop_data(sw, {"pacing": "tcp.pacing"}).assign(size=size)
+    return closed_loop_data(sw, {"pacing": "tcp.pacing", "size": "workloads[0].size"})
+
+
+def latency_estimates(d: pd.DataFrame) -> pd.DataFrame:
+    """Per (pacing, size): mean normalized latency over seeds with its 95 % interval,
+    and mean losses per flow."""
+    e = estimates(d, ["pacing", "size"], "latency")
+    loss = d.groupby(["pacing", "size"], as_index=False)["losses"].mean()
+    return e.merge(loss, on=["pacing", "size"]).sort_values(["pacing", "size"])
+
+
+def paired_latency(d: pd.DataFrame, size: float, how: str = "ratio") -> Estimate:
+    """Per seed at *size*: paced / Reno (``ratio``) or Reno − paced (``diff``) of the
+    mean normalized latency; the two runs of a seed share its drawn think times."""
+    w = d[d["size"] == size].pivot_table(index="seed", columns="pacing", values="latency")
+    x = w["leaky"] / w["none"] if how == "ratio" else w["none"] - w["leaky"]
+    return estimate(x)
+
+
+def _lat(e: pd.DataFrame, p: str, size: float) -> Estimate:
+    r = e[(e["pacing"] == p) & (e["size"] == size)].iloc[0]
+    return Estimate(float(r["mean"]), float(r["ci95"]), int(r["n"]))
+
+
+def latency_plot(ctx: Context, name: str, e: pd.DataFrame, title: str) -> str:
     plt = _plt()
     with plt.rc_context(plots.STYLE):
         fig, ax = plt.subplots()
-        for p, g in d.groupby("pacing"):
-            ax.plot(g["size"], g["latency"], marker="o", label=LABEL[p])
+        for p, g in e.groupby("pacing"):
+            ax.errorbar(
+                g["size"],
+                g["mean"],
+                yerr=g["ci95"].fillna(0.0),
+                marker="o",
+                capsize=3,
+                label=LABEL[p],
+            )
         ax.set_xscale("log")
         ax.set_xlabel("flow size (packets)")
         ax.set_ylabel("mean normalized latency")
         ax.axhline(1.0, color="grey", lw=0.8, ls=":")
-        ax.set_title(title)
+        ax.set_title(f"{title} ({int(e['n'].max())} seeds)")
         ax.legend()
         path = ctx.out / f"{name}.png"
         plots.save(fig, path)
@@ -847,89 +1089,123 @@ def _latency_plot(ctx: Context, name: str, d: pd.DataFrame, title: str) -> str:
     return path.name
 
 
-def _lat(d: pd.DataFrame, p: str, size: float) -> float:
-    return float(d[(d["pacing"] == p) & (d["size"] == size)]["latency"].iloc[0])
+def _latency_table(e: pd.DataFrame) -> str:
+    rows = []
+    for size in sorted(e["size"].unique()):
+        r, p = _lat(e, "none", size), _lat(e, "leaky", size)
+        rows.append({"flow size (pkts)": f"{size:g}", "Reno": r.text(), "Paced Reno": p.text()})
+    return markdown_table(pd.DataFrame(rows))
 
 
-def _latency_table(d: pd.DataFrame) -> str:
-    w = d.pivot(index="size", columns="pacing", values="latency").reset_index()
-    w = w.rename(columns={"size": "flow size (pkts)", "none": "Reno", "leaky": "Paced Reno"})
-    return markdown_table(w[["flow size (pkts)", "Reno", "Paced Reno"]])
-
-
-def fig12(ctx: Context) -> FigureResult:
-    d = _closed_loop(ctx, "fig12", QUICK_CL12)
-    f = _latency_plot(ctx, "fig12", d, "Fig. 12: 20 closed-loop nodes, think 1 s, BDP/4")
-    res = FigureResult("fig12", "closed-loop flows, BDP/4: normalized latency vs size", [f])
-    res.table = _latency_table(d)
+def fig12_claims(d: pd.DataFrame, long: pd.DataFrame | None) -> list[Claim]:
+    e = latency_estimates(d)
     sizes = sorted(d["size"].unique())
-    small, large = sizes[0], sizes[-1]
-    # phase 2: the smallest size at which Reno's flows lose packets
-    lossy = d[(d["pacing"] == "none") & (d["losses"] > 0)]["size"]
+    small = sizes[0]
+    # phase 2: the smallest size at which Reno's flows lose packets (at least one per
+    # flow on average: with more seeds a rare loss shows up at 300 packets)
+    lossy = e[(e["pacing"] == "none") & (e["losses"] >= 1.0)]["size"]
     mid = float(lossy.min()) if len(lossy) else float("nan")
 
     def loss(p: str, size: float) -> float:
-        return float(d[(d["pacing"] == p) & (d["size"] == size)]["losses"].iloc[0])
+        return float(e[(e["pacing"] == p) & (e["size"] == size)]["losses"].iloc[0])
 
-    res.claims += [
-        Claim(
+    claims = [
+        claim(
             "phase1_paced_lags",
             "phase 1 (no losses): Paced Reno's latency is slightly higher (it spreads "
             "its packets over the RTT and lags behind Reno)",
-            "slightly higher",
-            f"{small:g} pkts: Reno {fmt(_lat(d, 'none', small))}, paced "
-            f"{fmt(_lat(d, 'leaky', small))}",
-            _lat(d, "none", small) < _lat(d, "leaky", small) < 1.3 * _lat(d, "none", small),
-            "Reno < paced < 1.3 × Reno at the smallest size",
+            study="slightly higher",
+            value=paired_latency(d, small),
+            test=within(1.15, tol=0.15),
+            note=f"per-seed ratio paced / Reno at {small:g} pkts in (1, 1.3); Reno "
+            f"{_lat(e, 'none', small).text()}, paced {_lat(e, 'leaky', small).text()}",
         ),
-        Claim(
+    ]
+    if np.isfinite(mid):
+        c = claim(
             "phase2_paced_ahead",
             "phase 2: Reno experiences more losses in slow start; pacing has some "
             "performance advantage",
-            "paced slightly better",
-            f"{mid:g} pkts (the smallest size that loses): Reno {fmt(_lat(d, 'none', mid))}, "
-            f"paced {fmt(_lat(d, 'leaky', mid))}; losses per flow Reno "
-            f"{loss('none', mid):.1f}, paced {loss('leaky', mid):.1f}"
-            if np.isfinite(mid)
-            else "no size loses",
-            bool(np.isfinite(mid))
-            and _lat(d, "leaky", mid) < _lat(d, "none", mid)
-            and loss("none", mid) > loss("leaky", mid),
-            "at the smallest size where Reno's flows lose: paced latency < Reno's and Reno "
-            "loses more packets per flow",
-        ),
-        Claim(
+            study="paced slightly better",
+            value=paired_latency(d, mid, "diff"),
+            test=above(0.0),
+            note=f"at {mid:g} pkts (the smallest size where Reno's flows lose ≥ 1 packet "
+            f"each on average): per-seed "
+            f"Reno − paced latency > 0 and Reno loses more per flow (Reno "
+            f"{_lat(e, 'none', mid).text()}, paced {_lat(e, 'leaky', mid).text()}; losses "
+            f"per flow {loss('none', mid):.1f} vs {loss('leaky', mid):.1f})",
+        )
+        c.holds = bool(c.holds) and loss("none", mid) > loss("leaky", mid)
+        c.ccsim = f"{mid:g} pkts: {c.ccsim}"
+    else:
+        c = Claim("phase2_paced_ahead", "phase 2", "paced slightly better", "no size loses", False)
+    claims.append(c)
+    claims.append(
+        claim(
             "phase3_paced_worse",
             "phase 3: synchronized drops severely diminish the paced flows' performance",
-            "paced much worse",
-            f"{large:g} pkts: Reno {fmt(_lat(d, 'none', large))}, paced "
-            f"{fmt(_lat(d, 'leaky', large))}",
-            _lat(d, "leaky", large) > 1.5 * _lat(d, "none", large),
-            "paced > 1.5 × Reno at the largest size",
-        ),
-    ]
-    res.values = {"table": d.to_dict("records")}
+            study="paced much worse",
+            value=paired_latency(d, PHASE3),
+            test=above(1.5),
+            note=f"per-seed ratio paced / Reno at {PHASE3:g} pkts; Reno "
+            f"{_lat(e, 'none', PHASE3).text()}, paced {_lat(e, 'leaky', PHASE3).text()}",
+        )
+    )
+    if long is not None:
+        big = float(long["size"].max())
+        el = latency_estimates(long)
+        r_big, r_prev = paired_latency(long, big), paired_latency(d, sizes[-1])
+        fades = claim(
+            "phase4_fades",
+            "phase 4: for very long flows the difference fades (the synchronizing events "
+            "have an insignificant impact)",
+            study="paced ≈ Reno",
+            value=r_big,
+            test=within(1.0, tol=0.1),
+            note=f"per-seed ratio paced / Reno at {big:g} pkts (fig12long.toml, 1500 s) "
+            f"within 10 % of 1 (insignificant), and below the ratio at {sizes[-1]:g} pkts "
+            f"({r_prev.text()}; intervals apart: it fades); Reno "
+            f"{_lat(el, 'none', big).text()}, paced {_lat(el, 'leaky', big).text()}",
+        )
+        fades.holds = bool(fades.holds) and falls_short_of(r_prev)(r_big)
+        claims.append(fades)
+    return claims
+
+
+def fig12(ctx: Context) -> FigureResult:
+    d = _cl(ctx, "fig12", QUICK_CL12)
+    # phase 4's flows of 10^5 packets run for 1500 s: full mode only
+    long = None if ctx.quick else _cl(ctx, "fig12long", {}, size=LONG)
+    both = d if long is None else pd.concat([d, long], ignore_index=True)
+    f = latency_plot(
+        ctx, "fig12", latency_estimates(both), "Fig. 12: 20 closed-loop nodes, think 1 s, BDP/4"
+    )
+    res = FigureResult("fig12", "closed-loop flows, BDP/4: normalized latency vs size", [f])
+    res.table = _latency_table(latency_estimates(both))
+    res.claims += fig12_claims(d, long)
+    res.values = {"runs": both.to_dict("records")}
     return res
 
 
 def fig13(ctx: Context) -> FigureResult:
-    d = _closed_loop(ctx, "fig13")
-    f = _latency_plot(ctx, "fig13", d, "Fig. 13: 20 closed-loop nodes, think 1 s, BDP")
+    d = _cl(ctx, "fig13", QUICK_CL)
+    e = latency_estimates(d)
+    f = latency_plot(ctx, "fig13", e, "Fig. 13: 20 closed-loop nodes, think 1 s, BDP")
     res = FigureResult("fig13", "closed-loop flows, BDP buffer: normalized latency vs size", [f])
-    res.table = _latency_table(d)
-    sizes = sorted(d["size"].unique())
-    worse = [s for s in sizes if _lat(d, "leaky", s) > _lat(d, "none", s)]
+    res.table = _latency_table(e)
     res.claims.append(
-        Claim(
+        claim_all(
             "reno_uniformly_better",
             "with a BDP buffer Reno performs uniformly better than pacing",
-            "every size",
-            f"paced slower at {len(worse)} of {len(sizes)} sizes",
-            len(worse) == len(sizes),
-            "mean normalized latency(paced) > Reno's at every size",
+            study="every size",
+            values={
+                f"{s:g} pkts": paired_latency(d, s, "diff") for s in sorted(d["size"].unique())
+            },
+            test=below(0.0),
+            note="per-seed Reno − paced mean normalized latency",
         )
     )
-    res.values = {"table": d.to_dict("records")}
+    res.values = {"runs": d.to_dict("records")}
     return res
 
 
@@ -973,17 +1249,20 @@ def fig14(ctx: Context) -> FigureResult:
     res = FigureResult("fig14", "mixed Reno and paced flows: latency", [path.name])
     m = fl.groupby("group", observed=True)["fct_s"].mean()
     ratio = float(m["reno"] / m["paced"])
+    st = _group_stats(fl)
     res.claims.append(
-        Claim(
+        claim(
             "reno_better_mixed",
             "mixed together, Reno flows have much better latency than paced flows",
-            "Reno much better (Fig. 15, line A: Reno/paced < 1)",
-            f"mean FCT Reno {m['reno']:.2f} s, paced {m['paced']:.2f} s (ratio {ratio:.2f}); "
-            f"{unfinished} unfinished",
-            ratio < 0.8 and unfinished == 0,
-            "mean FCT ratio Reno / paced < 0.8, every flow finished",
+            study="Reno much better (Fig. 15, line A: Reno/paced < 1)",
+            value=Estimate(**st["ratio_est"]),
+            test=below(0.8),
+            note=f"per seed, mean FCT Reno / paced (over all seeds: Reno {m['reno']:.2f} s, "
+            f"paced {m['paced']:.2f} s, ratio {ratio:.2f}); {unfinished} unfinished (must "
+            "be 0)",
         )
     )
+    res.claims[-1].holds = bool(res.claims[-1].holds) and unfinished == 0
     res.values = {"mean_fct_s": {k: float(v) for k, v in m.items()}, "ratio": ratio}
     return res
 
@@ -1004,7 +1283,11 @@ def _group_stats(fl: pd.DataFrame) -> dict:
     per = fl.groupby(["seed", "group"], observed=True)["fct_s"].mean().unstack()
     dif = (per["paced"] - per["reno"]).to_numpy(dtype=float)
     n = len(dif)
+    ratio, diff = estimate(per["reno"] / per["paced"]), estimate(dif)
     return {
+        # per seed: mean FCT Reno / paced and paced − Reno, with their 95 % intervals
+        "ratio_est": vars(ratio),
+        "diff_est": vars(diff),
         "reno": float(m["reno"]),
         "paced": float(m["paced"]),
         "ratio": float(m["reno"] / m["paced"]),
@@ -1080,29 +1363,32 @@ def fig15(ctx: Context) -> FigureResult:
         plt.close(fig)
     res = FigureResult("fig15", "mixed Reno and paced flows: latency ratio", [path.name])
     b, cb = ab[LINE_B], c[LINE_B]
+    b_ratio, c_ratio = Estimate(**b["ratio_est"]), Estimate(**cb["ratio_est"])
+    still = claim(
+        "b_paced_still_worse",
+        "with a large flow size of 5000 packets (20 flows starting together), pacing "
+        "still performs worse",
+        study="ratio Reno / paced < 1 (line B)",
+        value=Estimate(**b["diff_est"]),
+        test=above(0.0),
+        digits=3,
+        note=f"per seed, mean FCT paced − Reno (s) > 0 and Reno / paced {b_ratio.text()} < 1 "
+        f"({b['seeds']} seeds; over all: Reno {b['reno']:.2f} s, paced {b['paced']:.2f} s); "
+        f"every flow finished ({b['unfinished']} unfinished)",
+    )
+    still.holds = bool(still.holds) and below(1.0)(b_ratio) and b["unfinished"] == 0
     res.claims += [
-        Claim(
-            "b_paced_still_worse",
-            "with a large flow size of 5000 packets (20 flows starting together), pacing "
-            "still performs worse",
-            "ratio Reno / paced < 1 (line B)",
-            f"mean FCT Reno {b['reno']:.2f} s, paced {b['paced']:.2f} s: ratio "
-            f"{b['ratio']:.3f}; paced − Reno per seed {b['diff']:+.3f} ± {b['diff_se']:.3f} s "
-            f"({b['seeds']} seeds, {b['unfinished']} unfinished)",
-            b["ratio"] < 1 and b["diff"] > 2 * b["diff_se"] and b["unfinished"] == 0,
-            "ratio < 1, the paired per-seed difference paced − Reno > 2 standard errors, "
-            "every flow finished",
-        ),
-        Claim(
+        still,
+        claim(
             "c_below_b",
             "with the closed-loop model of §5.4 (new flows keep starting) pacing "
             "deteriorates further",
-            "line C below line B",
-            f"at {LINE_B:g} packets: C {cb['ratio']:.3f} (Reno {cb['reno']:.1f} s, paced "
-            f"{cb['paced']:.1f} s, {cb['flows'].get('reno', 0)} + "
-            f"{cb['flows'].get('paced', 0)} flows), B {b['ratio']:.3f}",
-            cb["ratio"] < b["ratio"],
-            f"ratio C < ratio B at {LINE_B:g} packets",
+            study="line C below line B",
+            value=c_ratio,
+            test=falls_short_of(b_ratio, label=f"line B {b_ratio.text()}"),
+            note=f"per seed, ratio Reno / paced at {LINE_B:g} packets, line C (Reno "
+            f"{cb['reno']:.1f} s, paced {cb['paced']:.1f} s, {cb['flows'].get('reno', 0)} + "
+            f"{cb['flows'].get('paced', 0)} flows)",
         ),
     ]
     rows = []
@@ -1134,91 +1420,172 @@ def fig15(ctx: Context) -> FigureResult:
 
 # ------------------------------------------------------------------ Figure 16
 
+
+# quick: the study's recipe (very low min_th, high max_th, low max_p) against the same
+# RED with a high min_th, and drop-tail, paced flows of 3000 and 10 000 packets
+def _red(min_th: int, max_th: int, max_p: float) -> dict:
+    return {
+        "kind": "red",
+        "min_th": f"{min_th}pkt",
+        "max_th": f"{max_th}pkt",
+        "max_p": max_p,
+        "mean_size": "576B",
+    }
+
+
+# quick: paced flows of 10 000 packets (where the settings differ most), the recipe
+# (5-300 pkts, max_p 0.02) against the same with max_p 0.1 and both with min_th 100
 QUICK_RED = {
-    "grid": {"workloads[0].size": ["1000pkt", "10000pkt"], "tcp.pacing": ["leaky"]},
-    "seeds": 1,
+    "grid": {
+        "workloads[0].size": ["10000pkt"],
+        "topology.queue": [_red(5, 300, 0.02), _red(5, 300, 0.1), _red(100, 300, 0.02)]
+        + [_red(100, 300, 0.1)],
+    },
+    "seeds": 3,
 }
+LOW, HIGH = 5.0, 100.0  # the lowest and the highest minimum threshold of the grid
+RECIPE = (5.0, 300.0, 0.02)  # "very low" min_th, "high" max_th, "low" max_p
 
 
-def _queue_label(q) -> str:
-    """The sweep stores a table value as its JSON text."""
+def _queue_params(q) -> tuple[float, float, float] | None:
+    """(min_th, max_th, max_p) of a RED queue as the sweep stores it (its JSON text);
+    None for drop-tail."""
     import json
 
     if isinstance(q, str) and q.startswith("{"):
         q = json.loads(q)
     if isinstance(q, dict):
-        lo = float(str(q["min_th"]).removesuffix("pkt"))
-        hi = float(str(q["max_th"]).removesuffix("pkt"))
-        return f"RED {lo:g}-{hi:g} pkts, max_p {q['max_p']:g}"
-    return "drop-tail"
-
-
-def _min_th(label: str) -> float:
-    return float(label.split()[1].split("-")[0])
-
-
-def fig16(ctx: Context) -> FigureResult:
-    sw, runs = ctx.sweep("fig16", quick=QUICK_RED)
-    rows = []
-    for _, row in runs.iterrows():
-        run = sw.load(row["run_id"])
-        f = run.flows
-        warm = float(run.summary.get("warmup_s", 10.0))
-        done = f[f["fct_s"].notna() & (f["start_s"] >= warm)]
-        rows.append(
-            {
-                "queue": _queue_label(row["topology.queue"]),
-                "pacing": str(row["tcp.pacing"]),
-                "size": float(str(row["workloads[0].size"]).removesuffix("pkt")),
-                "latency": float(done["normalized_latency"].mean()),
-            }
+        return (
+            float(str(q["min_th"]).removesuffix("pkt")),
+            float(str(q["max_th"]).removesuffix("pkt")),
+            float(q["max_p"]),
         )
-    d = pd.DataFrame(rows).groupby(["queue", "pacing", "size"], as_index=False).mean()
-    red = sorted((q for q in d["queue"].unique() if q != "drop-tail"), key=_min_th)
+    return None
+
+
+def _queue_label(p: tuple[float, float, float] | None) -> str:
+    return "drop-tail" if p is None else f"RED {p[0]:g}-{p[1]:g} pkts, max_p {p[2]:g}"
+
+
+def fig16_data(ctx: Context) -> pd.DataFrame:
+    """One row per run: RED setting (min_th, max_th, max_p; NaN for drop-tail), flow
+    size, seed and the paced flows' mean normalized latency (``closed_loop_data``)."""
+    sw, _ = ctx.sweep("fig16", quick=QUICK_RED)
+    d = closed_loop_data(sw, {"queue": "topology.queue", "size": "workloads[0].size"})
+    p = d["queue"].map(_queue_params)
+    d["queue"] = p.map(_queue_label)
+    for i, col in enumerate(("min_th", "max_th", "max_p")):
+        d[col] = p.map(lambda x, i=i: np.nan if x is None else x[i])
+    # drop-tail first, then the RED grid by min_th, max_th, max_p
+    return d.sort_values(["min_th", "max_th", "max_p", "size", "seed"], na_position="first")
+
+
+def fig16_plot(ctx: Context, e: pd.DataFrame) -> str:
     plt = _plt()
     with plt.rc_context(plots.STYLE):
-        fig, ax = plt.subplots()
-        for (q, p), g in d.groupby(["queue", "pacing"], sort=False):
-            g = g.sort_values("size")
-            ls = "-" if p == "leaky" else "--"
-            ax.plot(g["size"], g["latency"], ls, marker="o", label=f"{LABEL[p]}, {q}")
-        ax.set_xscale("log")
-        ax.set_xlabel("flow size (packets)")
-        ax.set_ylabel("mean normalized latency")
-        ax.set_title("Fig. 16: closed-loop flows, BDP/4, RED settings")
-        ax.legend(fontsize=6)
+        fig, ax = plt.subplots(figsize=(7.0, 3.6))
+        qs = list(dict.fromkeys(e["queue"]))
+        sizes = sorted(e["size"].unique())
+        width = 0.8 / len(sizes)
+        for k, s in enumerate(sizes):
+            g = e[e["size"] == s].set_index("queue").reindex(qs)
+            x = np.arange(len(qs)) + (k - (len(sizes) - 1) / 2) * width
+            ax.bar(x, g["mean"], width, yerr=g["ci95"].fillna(0.0), capsize=2, label=f"{s:g} pkts")
+        ax.set_xticks(np.arange(len(qs)))
+        ax.set_xticklabels(
+            [q.replace("RED ", "").replace(" pkts, max_p ", "/") for q in qs],
+            rotation=60,
+            ha="right",
+            fontsize=6,
+        )
+        ax.set_ylabel("mean normalized latency (paced)")
+        ax.set_title("Fig. 16: paced closed-loop flows, BDP/4, RED min-max/max_p", fontsize=9)
+        ax.legend(fontsize=7)
         path = ctx.out / "fig16.png"
         plots.save(fig, path)
         plt.close(fig)
-    res = FigureResult("fig16", "closed-loop flows with RED: normalized latency", [path.name])
-    paced = d[(d["pacing"] == "leaky") & (d["size"] >= 1000)]
-    lat = paced.pivot(index="size", columns="queue", values="latency")
-    low, high = red[0], red[-1]  # the lowest and the highest minimum threshold
-    res.table = markdown_table(lat.reset_index().rename(columns={"size": "size (pkts)"}))
-    res.claims += [
-        Claim(
+    return path.name
+
+
+def _per_seed(d: pd.DataFrame, mask) -> pd.Series:
+    """Per (size, seed): the mean latency over the RED settings selected by *mask*."""
+    return d[mask].groupby(["size", "seed"])["latency"].mean()
+
+
+def fig16_claims(d: pd.DataFrame) -> list[Claim]:
+    red = d[d["min_th"].notna()]
+    sizes = sorted(d["size"].unique())
+    # a high minimum threshold: per size and seed, the RED settings with min_th 100
+    # against the same settings with min_th 5 (max_th and max_p alike)
+    gap = _per_seed(red, red["min_th"] == HIGH) - _per_seed(red, red["min_th"] == LOW)
+    high = {f"{s:g} pkts": estimate(gap.loc[s]) for s in sizes}
+    # a low max_p: per size and seed, the settings with max_p 0.1 against the same
+    # thresholds with max_p 0.02
+    hi_p = _per_seed(red, red["max_p"] == red["max_p"].max())
+    lo_p = _per_seed(red, red["max_p"] == red["max_p"].min())
+    maxp = {f"{s:g} pkts": estimate((hi_p - lo_p).loc[s]) for s in sizes}
+    # the recipe against every other RED setting: per seed, mean latency over sizes
+    score = red.groupby(["min_th", "max_th", "max_p", "seed"])["latency"].mean()
+    est = {k: estimate(g) for k, g in score.groupby(level=[0, 1, 2])}
+    rec = est[RECIPE]
+    rank = sorted(est, key=lambda k: est[k].mean).index(RECIPE) + 1
+    better = [k for k, v in est.items() if k != RECIPE and falls_short_of(rec)(v)]
+    worse = [k for k, v in est.items() if k != RECIPE and exceeds(rec)(v)]
+    dt = estimate(d[d["min_th"].isna()].groupby("seed")["latency"].mean())
+    return [
+        claim_all(
             "high_min_th_bad",
             "for paced flows a RED with a high minimum threshold does not perform well",
-            "words",
-            ", ".join(
-                f"{s:g} pkts: {fmt(lat.loc[s, high])} vs {fmt(lat.loc[s, low])}" for s in lat.index
-            )
-            + f" ({high} vs {low})",
-            bool((lat[high] > lat[low]).all()),
-            "paced latency with the high min_th > with the low one, every size ≥ 1000",
+            study="words",
+            values=high,
+            test=above(0.0),
+            note=f"per seed, mean normalized latency of the RED settings with min_th "
+            f"{HIGH:g} pkts minus the same settings with min_th {LOW:g} pkts",
+        ),
+        claim_all(
+            "low_max_p_better",
+            "a low maximum drop probability performs better",
+            study="low max_p (part of the recipe)",
+            values=maxp,
+            test=above(0.0),
+            note=f"per seed, mean normalized latency of the RED settings with max_p "
+            f"{red['max_p'].max():g} minus the same thresholds with max_p {red['max_p'].min():g}",
         ),
         Claim(
             "low_thresholds_best",
             "very low min and high max thresholds with a low max_p work best",
-            "words",
-            f"mean over sizes ≥ 1000: {low} {fmt(lat[low].mean())}, drop-tail "
-            f"{fmt(lat['drop-tail'].mean())}",
-            float(lat[low].mean()) < 0.95 * float(lat["drop-tail"].mean()),
-            "paced latency with the low-threshold RED < 0.95 × drop-tail's (mean over sizes "
-            "≥ 1000): clearly better, not a tie",
+            "words (best of the RED settings)",
+            f"{_queue_label(RECIPE)}: {rec.text()} (mean over sizes), rank {rank} of "
+            f"{len(est)} RED settings; clearly better: "
+            + (", ".join(_queue_label(k) + f" {est[k].text()}" for k in better) or "none")
+            + f"; clearly worse: {len(worse)} settings"
+            + (f"; drop-tail {dt.text()}" if dt.n else ""),
+            not better and len(worse) > 0,
+            "no other RED setting's interval lies below the recipe's, and at least one "
+            "lies above it (mean over sizes per seed, 95 % intervals)",
         ),
     ]
-    res.values = {"table": d.to_dict("records"), "low": low, "high": high}
+
+
+def fig16(ctx: Context) -> FigureResult:
+    d = fig16_data(ctx)
+    e = estimates(d, ["queue", "size"], "latency")
+    res = FigureResult(
+        "fig16", "closed-loop flows with RED: normalized latency", [fig16_plot(ctx, e)]
+    )
+    t = e.assign(
+        latency=[
+            Estimate(m, h, n).text() for m, h, n in zip(e["mean"], e["ci95"], e["n"], strict=True)
+        ]
+    )
+    res.table = markdown_table(
+        t.pivot(index="queue", columns="size", values="latency")
+        .reindex(list(dict.fromkeys(e["queue"])))
+        .rename(columns=lambda s: f"{s:g} pkts")
+        .reset_index()
+    )
+    res.claims += fig16_claims(d)
+    res.values = {"runs": d.to_dict("records")}
     return res
 
 
