@@ -232,7 +232,8 @@ SCALE_FLOWS = (10, 100, 1_000, 10_000)
 
 
 def scale_dumbbell(flows: int, duration_s: float = 5.0, seed: int = 1) -> str:
-    """A dumbbell of *flows* NewReno flows on one 10 Gb/s bottleneck."""
+    """A dumbbell of *flows* NewReno flows (default TCP profile) on one 10 Gb/s
+    bottleneck."""
     return f"""\
 name = "scale-dumbbell-{flows}"
 seed = {seed}
@@ -252,11 +253,9 @@ buffer = "0.25bdp"
 count = {flows}
 cc = "newreno"
 start = {{ uniform = ["0s", "1s"] }}
-
-[tcp]
-profile = "ns2"
-mss = "1460B"
-header = "40B"
+# The default (linux) TCP profile: with IW 10 and no initial ssthresh every N fills
+# the link within the run, so each N moves the same packets and holds about the same
+# data in flight; under the ns2 profile 10 and 100 flows never filled 10 Gb/s.
 """
 
 
