@@ -17,7 +17,14 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "scenarios" / "examples" / "dumbbell.toml"
 FAST = ['duration="3s"', 'warmup="1s"']
 # A run directory: its marker (.ccsim: written by ccsim) and the four run files.
-RUN_FILES = [".ccsim", "flows.parquet", "scenario.toml", "series.parquet", "summary.json"]
+RUN_FILES = [
+    ".ccsim",
+    "flows.parquet",
+    "scenario.toml",
+    "series.parquet",
+    "summary.json",
+    "timing.json",
+]
 
 
 @pytest.fixture(scope="module")

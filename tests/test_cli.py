@@ -45,6 +45,7 @@ def test_run_example_writes_outputs(tmp_path):
         "scenario.toml",
         "series.parquet",
         "summary.json",
+        "timing.json",
     ]
     summary = json.loads((out / "summary.json").read_text())
     bottleneck = summary["links"][summary["bottleneck"]]
@@ -266,6 +267,16 @@ def test_set_changes_the_result(tmp_path):
     sa.pop("seed"), sb.pop("seed")
     assert sa != sb
     assert _summary_without_wall(a / "summary.json") == _summary_without_wall(c / "summary.json")
+    # Byte for byte: the wall-clock time is kept apart, in timing.json.
+    names = sorted(f.name for f in a.iterdir())
+    assert "timing.json" in names and names == sorted(f.name for f in c.iterdir())
+    assert "wall_s" not in json.loads((a / "summary.json").read_text())
+    for name in names:
+        if name != "timing.json":
+            assert (a / name).read_bytes() == (c / name).read_bytes(), name
+    import ccsim as api
+
+    assert api.load(a).summary["wall_s"] > 0
 
 
 def _bad_scenario(tmp_path: Path, text: str, name: str = "bad.toml") -> Path:

@@ -25,7 +25,7 @@ from ccsim._layout import MARKER_FILE, clean_siblings, owner, replace_dir
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "scenarios" / "examples" / "dumbbell.toml"
 FAST = ["--set", 'duration="2s"', "--set", 'warmup="0s"']
-RUN_NAMES = ["flows.parquet", "scenario.toml", "series.parquet", "summary.json"]
+RUN_NAMES = ["flows.parquet", "scenario.toml", "series.parquet", "summary.json", "timing.json"]
 
 
 def cli(*args, cwd: Path = ROOT, env: dict | None = None) -> subprocess.CompletedProcess:
@@ -101,7 +101,8 @@ def test_empty_and_legacy_run_directories_are_accepted(tmp_path, small_run):
     legacy = tmp_path / "legacy"
     legacy.mkdir()
     for name in RUN_NAMES:
-        (legacy / name).write_text("old")
+        if name != "timing.json":  # newer than the marker
+            (legacy / name).write_text("old")
     assert owner(legacy) == "run"
     small_run.write(legacy)
     assert (legacy / MARKER_FILE).is_file()

@@ -3,7 +3,9 @@ that write them atomically and read them back.
 
 A run directory (``Run.write``, ``ccsim run -o DIR``)::
 
-    summary.json            the scalars
+    summary.json            the scalars (without wall_s)
+    timing.json             wall_s (as sim_wall_s): the only bytes that vary between
+                            two executions of the same scenario and seed
     series.parquet          the sampled time series
     flows.parquet           one row per flow
     scenario.toml           the scenario that ran, as the core resolved it (overrides applied)
@@ -537,8 +539,8 @@ def finished_runs(runs: Path) -> list[str]:
 
 
 def with_timing(run_dir: Path, summary: dict[str, Any]) -> dict[str, Any]:
-    """*summary* with the run's ``wall_s`` from its ``timing.json`` (a sweep's run keeps
-    it there; a run written by ``Run.write`` has it in its summary already)."""
+    """*summary* with the run's ``wall_s`` from its ``timing.json`` (where a sweep's run
+    and ``Run.write`` keep it; an older run directory has it in its summary)."""
     timing = run_dir / TIMING_FILE
     if "wall_s" not in summary and timing.is_file():
         summary["wall_s"] = json.loads(timing.read_text(encoding="utf-8")).get("sim_wall_s")

@@ -19,7 +19,9 @@ from ccsim._layout import (
     SCENARIO_FILE,
     SERIES_FILE,
     SUMMARY_FILE,
+    TIMING_FILE,
     replace_dir,
+    with_timing,
     write_synced,
 )
 
@@ -289,15 +291,18 @@ class Run:
         return replace_dir(directory, self._write_files, kind="run", force=force)
 
     def encode(self) -> dict[str, bytes]:
-        """The run's files as bytes, by file name: the four run files, and
-        ``events.parquet`` when the run recorded events (pcap traces are files already)."""
+        """The run's files as bytes, by file name: the four run files,
+        ``events.parquet`` when the run recorded events (pcap traces are files already),
+        and ``timing.json`` with the summary's ``wall_s``, which ``summary.json`` leaves
+        out: every other file is the same bytes for the same scenario and seed."""
         series, flows = io.BytesIO(), io.BytesIO()
         self.series.to_parquet(series, engine="pyarrow", index=False)
         self.flows.to_parquet(flows, engine="pyarrow", index=False)
         text = self.scenario_text
         text += "" if text.endswith("\n") else "\n"
+        summary = {k: v for k, v in self.summary.items() if k != "wall_s"}
         files = {
-            SUMMARY_FILE: (json.dumps(self.summary, indent=2, sort_keys=False) + "\n").encode(),
+            SUMMARY_FILE: (json.dumps(summary, indent=2, sort_keys=False) + "\n").encode(),
             SERIES_FILE: series.getvalue(),
             FLOWS_FILE: flows.getvalue(),
             SCENARIO_FILE: text.encode(),
@@ -306,6 +311,9 @@ class Run:
             events = io.BytesIO()
             self.events.to_parquet(events, engine="pyarrow", index=False)
             files[EVENTS_FILE] = events.getvalue()
+        if "wall_s" in self.summary:
+            timing = {"sim_wall_s": self.summary["wall_s"]}
+            files[TIMING_FILE] = (json.dumps(timing, indent=2) + "\n").encode()
         return files
 
     def _write_files(self, d: Path) -> None:
@@ -319,7 +327,7 @@ def load(directory: str | os.PathLike) -> Run:
     """Read a run written by ``Run.write`` (or ``ccsim run -o``)."""
     d = Path(directory)
     with open(d / SUMMARY_FILE, encoding="utf-8") as f:
-        summary = json.load(f)
+        summary = with_timing(d, json.load(f))
     events = d / EVENTS_FILE
 
     def read(path: Path):
