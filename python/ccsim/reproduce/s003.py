@@ -519,6 +519,7 @@ def fig12(ctx: Context) -> FigureResult:
             study="words",
             value=dl,
             test=above(0.0),
+            digits=5,
             note="background loss, HSTCP+HSTCP − Reno+Reno, per seed, mean over the buffers",
         ),
         claim(
