@@ -3,10 +3,11 @@ and XCP in small-buffered networks) reproduced in quick mode: the findings that
 docs/reproductions/000.md marks reproduced must keep holding.
 
 One quick run of the study (Figs. 1 and 2 at 100 Mb/s instead of 622, 2 to 40 flows,
-40 s runs; Figs. 3 and 4 at the study's 622 Mb/s with 0 and 100 web nodes and 50 s runs;
-about 3 min on 2 cores, packet engine) is shared by every test. The thresholds are the study's
+40 s runs, the TCPs of Fig. 2 with 5 replications at 10 and 40 flows, N.P. XCP at
+20 Mb/s with 3; Figs. 3 and 4 at the study's 622 Mb/s with 0 and 100 web nodes and
+50 s runs; packet engine) is shared by every test. The thresholds are the study's
 own statements (XCP's 90 % capacity parameter, "over 80 %", "orders of magnitude"),
-not numbers ccsim printed.
+not numbers ccsim printed; the order claims hold only when the 95 % intervals do.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ import pytest
 
 from ccsim import reproduce
 
-# The fixture is one whole quick reproduction (61 runs, Figs. 3-4 at 622 Mb/s): ~150 s
-# on two idle cores, too close to the suite's 300 s hang guard.
+# The fixture is one whole quick reproduction (122 runs, Figs. 3-4 at 622 Mb/s): 474 s
+# measured on two cores shared with other simulations (load about 8; 417 s before the
+# replications), too close to the suite's 300 s hang guard.
 pytestmark = pytest.mark.timeout(600)
 
 XCP_CP_CAPACITY = 0.9  # the conservative preset's capacity parameter (study 000 §4.1)
@@ -36,11 +38,13 @@ def _fig1(res, variant):
 
 def test_fig1_paced_xcp_cp_max_queue_orders_of_magnitude_below_the_bdp(res):
     """Fig. 1(a): with a BDP buffer, P. XCP with C.P. never queues more than 2 % of the
-    BDP (the study: 23,360 B against 6.4 MB at 100 flows), and never drops."""
+    BDP (the study: 23,360 B against 6.4 MB at 100 flows), and never drops, start-up
+    included."""
     bdp = res.figure("fig1").values["bdp_bytes"]
+    assert res.figure("fig1").claim("cp_queue_tiny").holds
     for r in _fig1(res, "P. XCP C.P."):
         assert r["max queue (B)"] < 0.02 * bdp, r
-        assert r["drops"] == 0, r
+        assert r["drops (whole run)"] == 0, r
 
 
 def test_fig1_paced_xcp_cp_holds_utilization_at_its_90pct_capacity_parameter(res):
@@ -66,6 +70,32 @@ def test_fig1_nonpaced_xcp_queues_ten_times_more_than_paced_with_two_flows(res):
         p = _fig1(res, f"P. XCP {preset}")[0]
         assert np_["N"] == p["N"] == 2
         assert np_["max queue (B)"] > 10 * p["max queue (B)"], (np_, p)
+
+
+def test_fig1_nonpaced_xcp_op_overflows_the_bdp_buffer_with_two_flows(res):
+    """Fig. 1(a), (c): the BDP buffer is not enough for N.P. XCP with few flows: with
+    O.P. and 2 flows each way the run drops packets (in its start-up: the drops fall
+    before the measurement window, which sees none), while P. XCP drops nothing; and at
+    20 Mb/s, the rate scan's low end, some of the 3 seeds overflow too."""
+    fig = res.figure("fig1")
+    assert fig.claim("np_overflows_bdp").holds, fig.claim("np_overflows_bdp")
+    assert fig.claim("np_overflow_every_rate").holds, fig.claim("np_overflow_every_rate")
+    np_op = _fig1(res, "N.P. XCP O.P.")[0]
+    assert np_op["N"] == 2 and np_op["drops (whole run)"] > 0, np_op
+    for v in ("P. XCP O.P.", "P. XCP C.P."):
+        assert all(r["drops (whole run)"] == 0 for r in _fig1(res, v)), v
+    low = [r for r in fig.values["rates"] if r["preset"] == "O.P." and r["budget"]]
+    assert low and all(r["overflowed"] >= 1 for r in low), low
+
+
+def test_fig1_nonpaced_xcp_recovers_its_utilization_after_the_overflow(res):
+    """Fig. 1(b), not reproduced: the study's N.P. XCP loses utilization with few flows;
+    ccsim's recovers from its start-up losses and runs near the link rate over the
+    measurement window (the page explains). The check that would show the study's
+    loss does not hold."""
+    fig = res.figure("fig1")
+    assert not fig.claim("np_low_utilization").holds
+    assert _fig1(res, "N.P. XCP O.P.")[0]["utilization"] > 0.9
 
 
 def _fig2(res):
@@ -110,14 +140,23 @@ def test_fig2_nonpaced_tcps_utilization_rises_with_the_number_of_flows(res):
 def test_fig2_nonpaced_hstcp_with_sack_best_and_reno_worst_of_the_nonpaced_tcps(res):
     """Fig. 2(a): among N.P. TCPs, HSTCP (SACK) is best and Reno worst: with a high loss
     rate the windows are small (HSTCP acts as Reno) and SACK recovers multiple losses
-    per window best, Reno's recovery worst. At 2 flows (utilization ~3 %) Reno and
-    NewReno tie: a tolerance of half a point there, strict from 10 flows."""
-    for n, r in _fig2(res).items():
-        assert r["N.P. HSTCP"] > max(r["N.P. NewReno"], r["N.P. Reno"]), (n, r)
-        if n >= 10:
-            assert r["N.P. NewReno"] > r["N.P. Reno"], (n, r)
-        else:
-            assert r["N.P. Reno"] < r["N.P. NewReno"] + 0.005, (n, r)
+    per window best, Reno's recovery worst. Over 5 replications at 10 and 40 flows
+    (utilization averaged over both, per seed) the 95 % intervals are apart."""
+    fig = res.figure("fig2")
+    for key in ("np_hstcp_best", "np_reno_worst"):
+        assert fig.claim(key).holds, fig.claim(key)
+    order = fig.values["order"]
+    assert all(order[v]["n"] >= 5 for v in ("N.P. Reno", "N.P. NewReno", "N.P. HSTCP"))
+
+
+def test_fig2_paced_hstcp_above_paced_reno_newreno_and_hstcp_indistinguishable(res):
+    """Fig. 2(a), the study's order P. NewReno > P. HSTCP > P. Reno: over 5 replications
+    at 10 and 40 flows, P. Reno is last (its interval below P. HSTCP's), but P. NewReno's
+    "marginal" lead over P. HSTCP is not resolved (the intervals overlap): the page
+    marks it not reproduced."""
+    fig = res.figure("fig2")
+    assert fig.claim("paced_order_hstcp_reno").holds, fig.claim("paced_order_hstcp_reno")
+    assert not fig.claim("paced_order_newreno_hstcp").holds
 
 
 def test_fig3_paced_xcp_max_queue_hardly_changes_with_web_nodes_and_never_drops(res):
@@ -199,6 +238,19 @@ def test_fig4_parking_lot_paced_hstcp_leaves_link_3_nearly_idle(res):
     assert hstcp < 0.15, hstcp
     for v in ("P. XCP", "P. Reno", "P. NewReno"):
         assert hstcp < u[v]["link 3"], v
+
+
+def test_fig4_parking_lot_nonpaced_xcp_very_low_with_either_loss_recovery(res):
+    """Fig. 4, in shape: N.P. XCP is very low on every middle link, under a tenth of
+    P. XCP's utilization of that link, with the sender's NewReno recovery and with
+    Reno's (ns-2's XCP agent); not the study's < 0.5 %, which the page explains."""
+    fig = res.figure("fig4")
+    assert fig.claim("np_xcp_very_low").holds, fig.claim("np_xcp_very_low")
+    assert not fig.claim("np_xcp_collapses").holds
+    u = _fig4(res)
+    for v in ("N.P. XCP", "N.P. XCP (Reno recovery)"):
+        for link in ("link 1", "link 2", "link 3"):
+            assert 0 < u[v][link] < 0.1 * u["P. XCP"][link], (v, link, u[v])
 
 
 def test_table1_paced_xcp_has_the_best_fairness_in_the_parking_lot(res):

@@ -82,6 +82,7 @@ fn fields_of(kind: &str) -> Option<&'static [&'static str]> {
             "gamma",
             "capacity",
             "count_ack_bytes",
+            "feedback_budget",
         ],
         "step" => &["threshold"],
         "pie" => PIE_FIELDS,
@@ -133,6 +134,7 @@ const ALL_FIELDS: &[&str] = &[
     "gamma",
     "capacity",
     "count_ack_bytes",
+    "feedback_budget",
     "threshold",
     "tupdate",
     "max_burst",
@@ -248,6 +250,7 @@ struct Fields {
     gamma: Option<f64>,
     capacity: Option<f64>,
     count_ack_bytes: Option<bool>,
+    feedback_budget: Option<bool>,
     threshold: Option<StepThreshold>,
     tupdate: Option<Time>,
     max_burst: Option<Time>,
@@ -423,6 +426,9 @@ fn build(kind: &str, f: Fields, present: &[String]) -> Result<QueueSpec, String>
             if let Some(v) = f.count_ack_bytes {
                 c.count_ack_bytes = v;
             }
+            if let Some(v) = f.feedback_budget {
+                c.feedback_budget = v;
+            }
             QueueSpec::Xcp(c)
         }
         "pie" => QueueSpec::Pie(pie_config(&f)),
@@ -528,6 +534,7 @@ impl<'de> Visitor<'de> for SpecVisitor {
                 "gamma" => f.gamma = Some(map.next_value::<Frac>()?.0),
                 "capacity" => f.capacity = Some(map.next_value::<Frac>()?.0),
                 "count_ack_bytes" => f.count_ack_bytes = Some(map.next_value()?),
+                "feedback_budget" => f.feedback_budget = Some(map.next_value()?),
                 "threshold" => f.threshold = Some(map.next_value::<StepK>()?.0),
                 "tupdate" => f.tupdate = Some(map.next_value::<PosDur>()?.0),
                 "max_burst" => f.max_burst = Some(map.next_value::<Dur>()?.0),
@@ -635,6 +642,12 @@ mod tests {
             panic!()
         };
         assert_eq!((c.alpha, c.capacity), (0.2, 0.95));
+        assert!(c.feedback_budget);
+        let QueueSpec::Xcp(c) = parse("{ kind = \"xcp\", feedback_budget = false }").unwrap()
+        else {
+            panic!()
+        };
+        assert!(!c.feedback_budget);
         let QueueSpec::Step(c) = parse("{ kind = \"step\", threshold = \"65pkt\" }").unwrap()
         else {
             panic!()

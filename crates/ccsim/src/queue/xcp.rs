@@ -74,6 +74,11 @@ pub struct XcpConfig {
     pub capacity: f64,
     /// Count ACK bytes in the input traffic y (study 000's modification).
     pub count_ack_bytes: bool,
+    /// Cap the feedback handed out per control interval at h + φ⁺ (positive) and
+    /// h + φ⁻ (negative), as ns-2's `xcpq.cc` does (default). Off, every departing
+    /// packet gets the per-packet formulas' p_i − n_i uncapped (the paper's pseudo-code
+    /// read literally): an opt-in for experiments on what the cap does.
+    pub feedback_budget: bool,
 }
 
 impl XcpConfig {
@@ -84,6 +89,7 @@ impl XcpConfig {
         gamma: 0.1,
         capacity: 1.0,
         count_ack_bytes: false,
+        feedback_budget: true,
     };
     /// Study 000's conservative set (its §4.1): smaller gains and 90 % of the link.
     pub const CONSERVATIVE: XcpConfig = XcpConfig {
@@ -92,6 +98,7 @@ impl XcpConfig {
         gamma: 0.05,
         capacity: 0.9,
         count_ack_bytes: false,
+        feedback_budget: true,
     };
 
     /// The named presets a scenario may give (`preset = "conservative"`).
@@ -328,8 +335,13 @@ impl Xcp {
         }
         // §3.5.2: p_i = ξ_p·rtt_i²·s_i/cwnd_i and n_i = ξ_n·rtt_i·s_i, within what is
         // left of this interval's h + φ⁺ and h + φ⁻ (ns-2's residues).
-        let mut pos = (self.xi_p * rtt * rtt * s / cwnd).min(self.residue_pos);
-        let mut neg = (self.xi_n * rtt * s).min(self.residue_neg);
+        let (cap_pos, cap_neg) = if self.cfg.feedback_budget {
+            (self.residue_pos, self.residue_neg)
+        } else {
+            (f64::INFINITY, f64::INFINITY)
+        };
+        let mut pos = (self.xi_p * rtt * rtt * s / cwnd).min(cap_pos);
+        let mut neg = (self.xi_n * rtt * s).min(cap_neg);
         let fb = pos - neg;
         let found = h.feedback as f64;
         if found >= fb {
@@ -337,7 +349,7 @@ impl Xcp {
         } else {
             // An upstream router asked for less: this packet takes only `found` of our
             // budget, charged as extra decrease (ns-2's accounting).
-            neg = (neg + (fb - found)).min(self.residue_neg);
+            neg = (neg + (fb - found)).min(cap_neg);
             pos = found + neg;
         }
         self.residue_pos = (self.residue_pos - pos).max(0.0);
@@ -677,6 +689,46 @@ mod tests {
             "handed out {total} B, budget {budget} B"
         );
         assert_eq!(fb[199], 0.0);
+    }
+
+    /// With `feedback_budget = false` (the opt-in for experiments) the same interval
+    /// hands every packet the per-packet formula's p_i: twenty budgets in all.
+    #[test]
+    fn without_the_budget_every_packet_gets_the_per_packet_feedback() {
+        let cfg = XcpConfig {
+            feedback_budget: false,
+            ..XcpConfig::ORIGINAL
+        };
+        let mut x = Xcp::new(cfg, Limit::Packets(1000), RATE);
+        offer(
+            &mut x,
+            &|_| data(1000, 10_000.0, 0.1),
+            1,
+            Time::ZERO,
+            Time::from_millis(10),
+        );
+        let mut fb = Vec::new();
+        let mut rng = stream(1, "q");
+        let mut drops = Drops::default();
+        for i in 0..200u64 {
+            let mut ctx = QueueCtx {
+                now: Time::from_millis(10) + Time::from_micros(50 * i),
+                rng: &mut rng,
+                drops: &mut drops,
+            };
+            let mut p = data(1000, 10_000.0, 0.1);
+            x.pass_through(&mut p, &mut ctx);
+            fb.push(p.xcp().unwrap().feedback as f64);
+        }
+        let iv = x.last_interval();
+        let budget = iv.h + iv.phi.max(0.0);
+        let p_i = iv.xi_p * 0.01 * 1000.0 / 10_000.0;
+        assert!(fb.iter().all(|f| (f - p_i).abs() < 1e-4 * p_i), "{fb:?}");
+        let total: f64 = fb.iter().sum();
+        assert!(
+            total > 19.0 * budget,
+            "handed out {total} B, budget {budget} B"
+        );
     }
 
     /// A router never raises the feedback it finds in the header.
