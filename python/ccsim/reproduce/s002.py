@@ -10,15 +10,24 @@ serves the three sections: throughput (§7.2, Figures 19-30), burstiness as the 
 throughput over 5 s windows (§7.3, Figures 31-42) and TCP fairness and convergence time
 (§7.4, Figures 43-68); the later figures reuse the runs of the first.
 
+Two readings of the staged set-up. ``throughput.toml`` runs every flow from the ns-2
+profile's initial ssthresh of 64 packets (one seed, every buffer): the pre flow is then
+still far from the link's rate when the test flow starts, against the study's "each
+flow allowed to stabilize". ``stabilized.toml`` reads it that way (the NewReno pre and
+post flows slow-start to their first loss; ns-2's 50-packet access queues) with the BDP
+buffer, at 500/100, and three seeds. Each large-buffer claim (§7.2.1, §7.3.1, §7.4,
+§7.5) is checked under both (:func:`bdp_claims`; keys ending ``_stab`` for the second,
+with 95 % intervals); the small-buffer claims on ``throughput.toml`` only.
+
 Quick mode keeps the two 100 ms environments (500 and 1000 Mb/s) and the study's four
-test flows (no Vegas): 24 of the 60 runs, at the study's scale otherwise. Shorter runs
-lose the main finding: FAST falls below Compound and Illinois only as the NewReno flows
-fill the 8333-packet buffer, which at 100 ms takes most of the 700 s (over [50 s, 300 s]
-FAST is still ahead); scaling the rate down instead shrinks the buffer next to FAST's
-α = 200 packets, and FAST keeps a quarter of a 100 Mb/s link (α over an 833-packet
-queue). At 50 ms one environment is the lock-out cell (docs/reproductions/002.md) and
-the other never converges, so the 100 ms pair is the one where every reproduced
-finding can hold.
+test flows (no Vegas): 24 of the 60 runs, at the study's scale otherwise; the stabilized
+runs are full mode only. Shorter runs lose the main finding: FAST falls
+below Compound and Illinois only as the NewReno flows fill the 8333-packet buffer, which
+at 100 ms takes most of the 700 s (over [50 s, 300 s] FAST is still ahead); scaling the
+rate down instead shrinks the buffer next to FAST's α = 200 packets, and FAST keeps a
+quarter of a 100 Mb/s link (α over an 833-packet queue). At 50 ms one environment is
+the lock-out cell (docs/reproductions/002.md) and the other never converges, so the
+100 ms pair is the one where every reproduced finding can hold.
 
 The calibration (§7.1, Figures 7-18): each protocol alone on the same network, 600 s
 from 0 s (``calibration.toml``), drawn as the study's throughput-against-time plots, one
@@ -26,18 +35,39 @@ figure per buffer (``calibration-bdp``: Figures 7-10, ``calibration-stanford``: 
 ``calibration-tiny``: 15-18), the three from one sweep. Quick mode keeps the two
 500 Mb/s environments (at 1000 Mb/s the access link paces a lone flow to the bottleneck
 rate, so the buffer never fills and the three buffers give the same runs) and 150 s
-runs.
+runs. Two sweeps vary what the study leaves out, for conditional verdicts:
+Compound's γ with 166 packets (``gamma.toml``, Figs. 11-12) and FAST's α and a window
+cap with the BDP buffer (``window.toml``, Figs. 7-10).
+
+Per figure: a data function that returns a tidy frame (one row per run) from the core's
+own metrics (the groups table, ``flows.parquet``, the catalogue, the series), one
+plotting helper, and the claims built with the named predicates of
+:mod:`ccsim.reproduce.claims` on :class:`~ccsim.reproduce.claims.Estimate` values (a
+mean over seeds and its 95 % interval; one seed gives the plain value).
 """
 
 from __future__ import annotations
 
+import json
 import math
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import pandas as pd
 
-from ccsim import plots
-from ccsim.reproduce import Claim, Context, FigureResult, fmt, markdown_table
+from ccsim import _core, plots
+from ccsim.reproduce import Claim, Context, FigureResult, markdown_table
+from ccsim.reproduce.claims import (
+    Estimate,
+    Predicate,
+    Value,
+    above,
+    below,
+    claim,
+    exceeds,
+    falls_short_of,
+    within,
+)
 
 NAMES = {
     "newreno": "NewReno",
@@ -46,8 +76,21 @@ NAMES = {
     "illinois": "Illinois",
     "vegas": "Vegas",
 }
-BUFS = {"bdp": "BDP", "166pkt": "Stanford (166)", "20pkt": "tiny (20)"}
+BUFS = {
+    "bdp": "BDP",
+    "166pkt": "Stanford (166)",
+    "20pkt": "tiny (20)",
+    "bdp-stab": "BDP, stabilized (3 seeds)",
+}
 HIGH_SPEED = ("compound", "fast", "illinois")
+FOUR = ("newreno", *HIGH_SPEED)
+
+# The study's RTT of each environment, by the bottleneck delay that the scenario files
+# set for it: 2 x (bottleneck + 2 x 7 ms, the mean of the access delays drawn in
+# [3, 11] ms), their comment blocks. Each run's measured propagation RTTs are in
+# flows.parquet (`rtt_prop_s`).
+STUDY_RTT_MS = {11: 50, 36: 100}  # bottleneck delay (ms, the core's `delay_s`) -> RTT
+FAIR = 1 / 3  # a third of the link: the fair share of three flows
 
 
 def _plt():
@@ -65,22 +108,7 @@ QUICK = {
 }
 
 
-def _rate_mbps(v: str) -> int:
-    s = str(v)
-    if s.endswith("Gbps"):
-        return round(float(s[:-4]) * 1000)
-    if s.endswith("Mbps"):
-        return round(float(s[:-4]))
-    raise ValueError(f"topology.bottleneck_rate: cannot read {v!r}")
-
-
-def _rtt_ms(delay: str) -> int:
-    # Mean two-way propagation RTT: 2 x (bottleneck + 2 x 7 ms mean access delay), the
-    # scenario's comment block.
-    s = str(delay)
-    if not s.endswith("ms"):
-        raise ValueError(f"topology.bottleneck_delay: cannot read {delay!r}")
-    return round(2 * (float(s[:-2]) + 14))
+# ------------------------------------------------------------------ data
 
 
 def _buffer(v: str) -> str:
@@ -90,50 +118,75 @@ def _buffer(v: str) -> str:
     return "bdp" if s == "8333pkt" else s
 
 
-def _runs(ctx: Context) -> pd.DataFrame:
-    """One row per (environment, test protocol, buffer): the seeds' mean of the
-    per-run metrics. A convergence time that never happened is +inf (so a mean with
-    one never-converging seed is inf: "not within the run")."""
-    sw, runs = ctx.sweep("throughput", quick=QUICK)
-    rows = []
-    for _, row in runs.iterrows():
-        run = sw.load(row["run_id"])
-        f = run.flows.set_index("group")
-        b = run.summary["links"]["bottleneck"]
-        rate = float(b["rate_bps"])
+def _env_frame(runs: pd.DataFrame, cc_param: str) -> pd.DataFrame:
+    """The runs' identifying columns: environment (rate Mb/s / study RTT ms), the swept
+    algorithm (as the param's value), buffer, seed."""
+    rate = (runs["links.bottleneck.rate_bps"].astype(float) / 1e6).round().astype(int)
+    rtt = (runs["links.bottleneck.delay_s"].astype(float) * 1e3).round().astype(int)
+    rtt = rtt.map(STUDY_RTT_MS)
+    if rtt.isna().any():
+        raise ValueError("study 002: a bottleneck delay with no study RTT (STUDY_RTT_MS)")
+    return pd.DataFrame(
+        {
+            "run_id": runs["run_id"],
+            "env": rate.astype(str) + "/" + rtt.astype(int).astype(str),
+            "rate_mbps": rate,
+            "rtt_ms": rtt.astype(int),
+            "param": runs[cc_param].astype(str),
+            "buffer": runs["links.bottleneck.buffer"].map(_buffer),
+            "seed": runs["seed"].astype(int),
+            "utilization": runs["links.bottleneck.utilization"].astype(float),
+        }
+    )
 
-        def conv(g: str, f=f) -> float:
-            x = float(f.loc[g, "convergence_s"])
-            return math.inf if math.isnan(x) else x
 
-        rows.append(
-            {
-                "env": f"{_rate_mbps(row['topology.bottleneck_rate'])}/"
-                f"{_rtt_ms(row['topology.bottleneck_delay'])}",
-                "cc": str(row["flows[1].cc"]),
-                "buffer": _buffer(row["topology.buffer"]),
-                "test_share": float(f.loc["test", "goodput_bps"]) / rate,
-                "pre_share": float(f.loc["pre", "goodput_bps"]) / rate,
-                "post_share": float(f.loc["post", "goodput_bps"]) / rate,
-                "utilization": float(b["utilization"]),
-                "test_cov": float(f.loc["test", "cov_mean"]),
-                "test_convergence_s": conv("test"),
-                "post_convergence_s": conv("post"),
-            }
-        )
-    d = pd.DataFrame(rows)
-    d = d.groupby(["env", "cc", "buffer"], as_index=False, sort=False).mean()
-    # TCP friendliness (§7.4: "the throughputs ... of the pre and post TCP flows with and
-    # without a high-speed flow"): their goodput with this test protocol over their
-    # goodput with a NewReno test flow, same environment and buffer. 1 = as friendly
-    # as NewReno; below 1 the test protocol takes from the NewReno flows.
+def _per_group(sw) -> pd.DataFrame:
+    """One row per run with ``<group>_<metric>`` columns: the groups table's
+    ``capacity_share`` (goodput / bottleneck rate), ``losses``, ``timeouts`` and the
+    flows table's ``cov_mean`` and ``convergence_s`` (each group is one flow here)."""
+    grp = sw.query("SELECT run_id, name, cc, capacity_share, losses, timeouts FROM groups")
+    fl = sw.query('SELECT run_id, "group" AS name, cov_mean, convergence_s, rtt_prop_s FROM flows')
+    both = grp.merge(fl, on=["run_id", "name"], how="left")
+    wide = both.pivot(index="run_id", columns="name")
+    wide.columns = [f"{name}_{metric}" for metric, name in wide.columns]
+    return wide.reset_index()
+
+
+def staged_frame(sw, runs: pd.DataFrame, *, buffer_label: str | None = None) -> pd.DataFrame:
+    """Tidy frame of the staged experiment (pre, test, post): one row per run with the
+    environment, test algorithm, buffer, seed, the three flows' share of the link, the
+    link's utilization, the test flow's CoV (5 s windows, docs/metrics.md) and
+    convergence time (+inf where it never happened), and the NewReno flows'
+    friendliness (below). *buffer_label* renames the buffer (the stabilized runs)."""
+    d = _env_frame(runs, "flows[1].cc").merge(_per_group(sw), on="run_id")
+    d = d.rename(columns={"param": "cc"})
+    d["cc"] = d["test_cc"]
+    d = d.rename(
+        columns={
+            "test_capacity_share": "test_share",
+            "pre_capacity_share": "pre_share",
+            "post_capacity_share": "post_share",
+            "test_cov_mean": "test_cov",
+        }
+    )
+    for g in ("test", "post"):
+        d[f"{g}_convergence_s"] = d[f"{g}_convergence_s"].astype(float).fillna(math.inf)
+    if buffer_label is not None:
+        d["buffer"] = buffer_label
+    # §7.4 friendliness, "comparing the throughputs ... of the pre and post TCP flows with
+    # and without a high-speed flow": their share with this test flow over their share
+    # with a NewReno test flow, same environment, buffer and seed (the same access
+    # delays). 1: the test flow leaves them what a NewReno flow would ("shares like
+    # NewReno"); below 1 it takes from them, above 1 it takes less than NewReno would.
+    # The friendliest flow is the one closest to 1 (`friendliness_gap` = |ratio − 1|): a
+    # flow that under-uses the link is not friendlier for it.
     legacy = d["pre_share"] + d["post_share"]
-    base = d[d["cc"] == "newreno"].set_index(["env", "buffer"])
-    ref = [
-        float(base.loc[(e, b), "pre_share"] + base.loc[(e, b), "post_share"])
-        for e, b in zip(d["env"], d["buffer"], strict=True)
-    ]
-    d["friendliness"] = legacy / ref
+    ref = d[d["cc"] == "newreno"].assign(ref=legacy).set_index(["env", "buffer", "seed"])["ref"]
+    keys = pd.MultiIndex.from_frame(d[["env", "buffer", "seed"]])
+    d["friendliness"] = legacy.to_numpy() / ref.reindex(keys).to_numpy()
+    d["friendliness_gap"] = (d["friendliness"] - 1).abs()
+    # Paired differences within one run (the same seed's access delays).
+    d["pre_minus_test"] = d["pre_share"] - d["test_share"]
     return d
 
 
@@ -142,32 +195,102 @@ def _envs(d: pd.DataFrame) -> list[str]:
     return sorted(set(d["env"]), key=lambda e: tuple(int(x) for x in e.split("/")))
 
 
-def _pairs(envs: list[str], vary: str) -> list[tuple[str, str]]:
-    """(low, high) environment pairs that differ only in *vary*, "rate" or "rtt": its
-    lowest and highest value, at each value of the other that has both."""
-    split = [tuple(e.split("/")) for e in envs]
-    i = {"rate": 0, "rtt": 1}[vary]
-    values = sorted({x[i] for x in split}, key=int)
-    pairs = []
-    for other in sorted({x[1 - i] for x in split}, key=int):
-        if i == 0:
-            lo, hi = (values[0], other), (values[-1], other)
-        else:
-            lo, hi = (other, values[0]), (other, values[-1])
-        if len(values) > 1 and lo in split and hi in split:
-            pairs.append(("/".join(lo), "/".join(hi)))
-    return pairs
+def _est(values) -> Estimate:
+    """Mean and 95 % interval (the core's) of one cell's seeds; +inf (never) anywhere
+    makes the mean +inf, no interval."""
+    vals = [float(v) for v in values if not math.isnan(float(v))]
+    if not vals:
+        return Estimate(math.nan, math.nan, 0)
+    if any(math.isinf(v) for v in vals):
+        return Estimate(math.inf, math.nan, len(vals))
+    mean, hw, n = _core.confidence_interval(vals)
+    return Estimate(float(mean), float(hw), int(n))
 
 
-def _main_env(d: pd.DataFrame) -> str:
-    """The environment of the single-environment claims: the largest rate at 100 ms
-    (1000/100 in both modes)."""
-    return _envs(d)[-1]
+def cells(d: pd.DataFrame, metric: str) -> dict[tuple[str, str, str], Estimate]:
+    """{(env, cc, buffer): Estimate of *metric* over the seeds}."""
+    return {
+        (e, c, b): _est(g[metric])
+        for (e, c, b), g in d.groupby(["env", "cc", "buffer"], sort=False)
+    }
+
+
+def paired(d: pd.DataFrame, metric: str, cc: str, ref: str, buffer: str, env: str) -> Estimate:
+    """Estimate of *metric* of *cc* minus that of *ref*, paired by seed (the runs with the
+    same access delays), in one environment and buffer."""
+    a = d[(d["cc"] == cc) & (d["buffer"] == buffer) & (d["env"] == env)].set_index("seed")
+    b = d[(d["cc"] == ref) & (d["buffer"] == buffer) & (d["env"] == env)].set_index("seed")
+    return _est((a[metric] - b[metric]).dropna())
+
+
+def cell_table(d: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
+    """Per (env, cc, buffer): each column's mean over the seeds and its 95 % half-width
+    (``<col>_ci95``, NaN with one seed), and ``seeds``."""
+    rows = []
+    for (e, c, b), g in d.groupby(["env", "cc", "buffer"], sort=False):
+        row = {"env": e, "cc": c, "buffer": b, "seeds": len(g)}
+        for k in cols:
+            x = _est(g[k])
+            row[k], row[f"{k}_ci95"] = x.mean, x.half_width
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------ claims
+
+
+def _show(v: Value, digits: int = 3) -> str:
+    if isinstance(v, Estimate):
+        if math.isinf(v.mean):
+            return "never"
+        return v.text(digits)
+    return "never" if math.isinf(float(v)) else f"{float(v):.{digits}f}"
+
+
+def every(
+    key: str,
+    text: str,
+    *,
+    study: str,
+    points: Mapping[str, tuple[Value, Predicate]],
+    check: str,
+    note: str = "",
+) -> Claim:
+    """A claim over several points (environments, protocols): each point's value and the
+    named predicate it must satisfy (a predicate on an Estimate holds only when its
+    whole 95 % interval does); it holds when every point does. No point: nothing to
+    check (quick mode's missing environments)."""
+    if not points:
+        return Claim(key, text, study, "not run in this mode", None, check)
+    bad = [k for k, (v, p) in points.items() if not p(v)]
+    shown = "; ".join(f"{k}: {_show(v)} ({p.describe})" for k, (v, p) in points.items())
+    if bad:
+        check = f"{check}; fails at: {', '.join(bad)}"
+    if note:
+        check = f"{check}; {note}"
+    return Claim(key, text, study, shown, not bad, check)
+
+
+def _scaled(v: Estimate, k: float) -> Estimate:
+    return Estimate(v.mean * k, v.half_width * k, v.n)
+
+
+def _max(vs: list[Estimate]) -> Estimate:
+    """The estimate with the highest upper end (for "above all of them")."""
+    return max(vs, key=lambda v: v.high)
+
+
+def _min(vs: list[Estimate]) -> Estimate:
+    """The estimate with the lowest lower end (for "below all of them")."""
+    return min(vs, key=lambda v: v.low)
+
+
+# ------------------------------------------------------------------ plotting
 
 
 def _bars(
     ctx: Context,
-    d: pd.DataFrame,
+    tab: pd.DataFrame,
     keys: list[tuple],
     name: str,
     title: str,
@@ -176,12 +299,13 @@ def _bars(
     logy: bool = False,
 ) -> str:
     """One row of panels per metric, one panel per buffer; x: environment (rate Mb/s /
-    RTT ms), one bar per test protocol. *keys*: ``(column, y label[, y top])``; a bar
-    above its row's top (or *clip*) is drawn at it."""
-    ccs = [c for c in NAMES if c in set(d["cc"])]
-    bufs = [b for b in BUFS if b in set(d["buffer"])]
-    envs = _envs(d)
-    v = d.set_index(["env", "cc", "buffer"])
+    RTT ms), one bar per test protocol, with its 95 % interval where there are seeds
+    (*tab*: :func:`cell_table`). *keys*: ``(column, y label[, y top])``; a bar above its
+    row's top (or *clip*) is drawn at it."""
+    ccs = [c for c in NAMES if c in set(tab["cc"])]
+    bufs = [b for b in BUFS if b in set(tab["buffer"])]
+    envs = _envs(tab)
+    v = tab.set_index(["env", "cc", "buffer"])
     plt = _plt()
     with plt.rc_context(plots.STYLE):
         fig, axes = plt.subplots(
@@ -193,15 +317,22 @@ def _bars(
         )
         width = 0.8 / len(ccs)
         for r, (key, ylabel, *top) in enumerate(keys):
+            cap = top[0] if top else clip
             for j, b in enumerate(bufs):
                 ax = axes[r][j]
                 for i, c in enumerate(ccs):
-                    xs = [k + (i - (len(ccs) - 1) / 2) * width for k in range(len(envs))]
-                    ys = [float(v.loc[(e, c, b), key]) for e in envs]
-                    cap = top[0] if top else clip
-                    if cap is not None:
-                        ys = [min(y, cap) for y in ys]
+                    xs, ys, es = [], [], []
+                    for k, e in enumerate(envs):
+                        if (e, c, b) not in v.index:
+                            continue
+                        y = float(v.loc[(e, c, b), key])
+                        err = float(v.loc[(e, c, b), f"{key}_ci95"])
+                        xs.append(k + (i - (len(ccs) - 1) / 2) * width)
+                        ys.append(min(y, cap) if cap is not None else y)
+                        es.append(0.0 if math.isnan(err) or math.isinf(y) else err)
                     ax.bar(xs, ys, width, label=NAMES[c], color=f"C{i}")
+                    if any(es):
+                        ax.errorbar(xs, ys, yerr=es, fmt="none", ecolor="k", lw=0.6, capsize=1.5)
                 ax.set_xticks(range(len(envs)))
                 ax.set_xticklabels(envs, fontsize=7)
                 if ylim is not None:
@@ -224,38 +355,46 @@ def _bars(
     return path.name
 
 
-def _table(d: pd.DataFrame, cols: list[str]) -> str:
-    tab = d[["env", "cc", "buffer", *cols]].assign(
-        cc=d["cc"].map(NAMES), buffer=d["buffer"].map(BUFS)
-    )
-    return markdown_table(tab)
-
-
-def _each(d: pd.DataFrame, buffer: str, key: str, ccs) -> dict[str, dict[str, float]]:
-    """{env: {cc: value}} for one buffer."""
-    v = d.set_index(["env", "cc", "buffer"])
-    return {e: {c: float(v.loc[(e, c, buffer), key]) for c in ccs} for e in _envs(d)}
-
-
-def _show(m: dict[str, dict[str, float]]) -> str:
-    return "; ".join(
-        f"{e}: " + ", ".join(f"{NAMES[c]} {fmt(x)}" for c, x in vals.items())
-        for e, vals in m.items()
-    )
+def _table(tab: pd.DataFrame, cols: list[str]) -> str:
+    keep = ["env", "cc", "buffer", "seeds"]
+    for k in cols:
+        keep.append(k)
+        if tab[f"{k}_ci95"].notna().any():
+            keep.append(f"{k}_ci95")
+    out = tab[keep].assign(cc=tab["cc"].map(NAMES), buffer=tab["buffer"].map(BUFS))
+    return markdown_table(out)
 
 
 # ------------------------------------------------------------------ Figures 7-18
 
 # Quick mode of the calibration (module docstring): the two 500 Mb/s environments, where
-# the buffers matter (at 1000 Mb/s a lone flow never queues at the bottleneck), 150 s.
+# the buffers matter (at 1000 Mb/s a lone flow never queues at the bottleneck), 150 s
+# (the CoV window: the second half, as in the scenario).
 QUICK_CAL = {
     "grid": {"topology.bottleneck_rate": ["500Mbps"]},
-    "set": {"duration": "150s"},
+    "set": {"duration": "150s", "metrics.cov_window": "75s"},
+}
+# The γ and window sweeps in quick mode: 500/100, the two ends of each sweep, 150 s.
+QUICK_GAMMA = {
+    "grid": {
+        "flows[0].cc": [{"name": "compound", "gamma": 30}, {"name": "compound", "gamma": 200}],
+        "topology.bottleneck_delay": ["36ms"],
+    },
+    "set": {"duration": "150s", "metrics.cov_window": "75s"},
+}
+QUICK_WINDOW = {
+    "grid": {"flows[0].cc": [{"name": "fast", "alpha": 200}, "compound"]},
+    "set": {"duration": "150s", "metrics.cov_window": "75s"},
 }
 
-PAYLOAD = 1460 / 1500  # goodput of a saturated link / its rate (MSS 1460 B, 1500 B packets)
+PAYLOAD = (
+    1460 / 1500
+)  # goodput of a saturated link / its rate (ns-2 profile: MSS 1460 B, 1500 B packets)
 QUICKLY_S = 60.0  # "quickly able to scale": 90 % of the link within a tenth of the 600 s run
 CAL_FIG = {"bdp": 7, "166pkt": 11, "20pkt": 15}  # the study's first figure of each buffer
+# "steady", "stable", "little variation": the CoV of the 1 s goodput over the second half
+# of the run (the core's CoV, the scenario's [metrics]) below this.
+STEADY_COV = 0.1
 
 
 def _first_at(t, y, level: float) -> float:
@@ -264,59 +403,112 @@ def _first_at(t, y, level: float) -> float:
     return float(t[i[0]]) if len(i) else math.inf
 
 
-def _calibration(ctx: Context) -> dict[tuple[str, str, str], dict]:
-    """Per (environment, protocol, buffer): the lone flow's 1 s goodput samples and the
-    scalars of the claims (seeds averaged; the first seed's series)."""
-    sw, runs = ctx.sweep("calibration", quick=QUICK_CAL)
-    out: dict[tuple[str, str, str], list[dict]] = {}
-    for _, row in runs.iterrows():
-        run = sw.load(row["run_id"])
-        s = run.series
-        th = s[(s["entity"] == "flow") & (s["metric"] == "throughput_bps")].sort_values("time")
-        t = th["time"].to_numpy(dtype=float)
-        cap = float(run.summary["links"]["bottleneck"]["rate_bps"]) * PAYLOAD
-        y = th["value"].to_numpy(dtype=float) / cap  # share of the link's payload rate
-        f = run.flows.iloc[0]
-        end = float(t[-1])
-        late = y[t > end / 2]  # the second half of the run: after the ramp-up
-        key = (
-            f"{_rate_mbps(row['topology.bottleneck_rate'])}/"
-            f"{_rtt_ms(row['topology.bottleneck_delay'])}",
-            str(row["flows[0].cc"]),
-            _buffer(row["topology.buffer"]),
-        )
-        out.setdefault(key, []).append(
+def _key(setting: str) -> str:
+    """ASCII claim-key part of a setting label (``compound γ=200`` -> ``gamma200``)."""
+    last = setting.split()[-1]
+    return last.replace("γ", "gamma").replace("α", "alpha").replace("=", "")
+
+
+def _param_name(v: str) -> str:
+    """A swept ``cc``'s label: the name, with its parameters (``compound γ=200``)."""
+    try:
+        p = json.loads(v)
+    except (TypeError, ValueError):
+        return str(v)
+    if not isinstance(p, dict):
+        return str(p)
+    greek = {"gamma": "γ", "alpha": "α"}
+    rest = ", ".join(f"{greek.get(k, k)}={x:g}" for k, x in sorted(p.items()) if k != "name")
+    return f"{p['name']} {rest}".strip()
+
+
+def alone_frame(sw, runs: pd.DataFrame, *, extra: tuple[str, ...] = ()) -> pd.DataFrame:
+    """Tidy frame of the runs of one flow alone: one row per run with the environment,
+    algorithm (``cc``; ``setting``: its swept parameters and any *extra* swept paths),
+    buffer, seed, and from the core: ``share`` (goodput over the run / the link's
+    payload rate), ``losses``, ``timeouts``, ``late_cov`` (the CoV of the 1 s goodput
+    over the run's second half: the scenario's last CoV window), and from the 1 s
+    goodput series ``late_share`` (its mean over the second half / the payload rate),
+    ``t80``/``t90`` (first second at 80/90 % of it; inf: never) and the series itself
+    (``t``, ``mbps``) for the time plots."""
+    d = _env_frame(runs, "flows[0].cc").merge(_per_group(sw), on="run_id")
+    d["cc"] = d["alone_cc"]
+    d["setting"] = d["param"].map(_param_name)
+    for path in extra:
+        d["setting"] = d["setting"] + f", {path.split('.')[-1]}=" + runs[path].astype(str).values
+    d["share"] = d["alone_capacity_share"].astype(float) / PAYLOAD
+    d["losses"] = d["alone_losses"].astype(int)
+    d["timeouts"] = d["alone_timeouts"].astype(int)
+    end = runs.set_index("run_id")["duration_s"].astype(float)
+    th = sw.query(
+        "SELECT run_id, time, value FROM series WHERE entity = 'flow' "
+        "AND metric = 'throughput_bps' ORDER BY run_id, time"
+    )
+    cov = sw.query(
+        "SELECT run_id, time, value FROM series WHERE entity = 'flow' "
+        "AND metric = 'cov' ORDER BY run_id, time"
+    )
+    late_cov = cov.groupby("run_id")["value"].last()
+    last_end = cov.groupby("run_id")["time"].last()
+    series = {k: g for k, g in th.groupby("run_id")}
+    rows = []
+    for rid, rate in zip(d["run_id"], d["rate_mbps"], strict=True):
+        g = series[rid]
+        t = g["time"].to_numpy(dtype=float)
+        y = g["value"].to_numpy(dtype=float) / (rate * 1e6 * PAYLOAD)
+        half = float(end[rid]) / 2
+        if abs(float(last_end[rid]) - float(end[rid])) > 1e-6:
+            raise ValueError(f"study 002: run {rid}'s last CoV window does not end the run")
+        rows.append(
             {
-                "t": t,
-                "mbps": y * cap / 1e6,
-                "share": float(f["goodput_bps"]) / cap,
-                "late_share": float(late.mean()),
-                "late_cov": float(late.std() / late.mean()) if late.mean() > 0 else math.inf,
+                "run_id": rid,
+                "late_share": float(y[t > half].mean()),
+                "late_cov": float(late_cov[rid]),
                 "t80": _first_at(t, y, 0.8),
                 "t90": _first_at(t, y, 0.9),
-                "cov": float(f["cov_mean"]),
-                "losses": int(f["losses"]),
-                "timeouts": int(f["timeouts"]),
-                "end": end,
+                "t": t,
+                "mbps": y * rate * PAYLOAD,
             }
         )
-    d = {}
-    for key, rs in out.items():
-        v = {k: float(np.mean([r[k] for r in rs])) for k in rs[0] if k not in ("t", "mbps")}
-        v["t"], v["mbps"] = rs[0]["t"], rs[0]["mbps"]
-        d[key] = v
-    return d
+    return d.merge(pd.DataFrame(rows), on="run_id")
 
 
-def _cal_envs(d: dict) -> list[str]:
-    return sorted({e for e, _, _ in d}, key=lambda e: tuple(int(x) for x in e.split("/")))
+class Cal:
+    """The calibration runs, indexed: ``g(metric, cc, env, buffer)`` is the seeds'
+    Estimate (one seed: the plain value as an Estimate of n = 1)."""
+
+    def __init__(self, d: pd.DataFrame):
+        self.d = d
+        self.envs = sorted(set(d["env"]), key=lambda e: tuple(int(x) for x in e.split("/")))
+        self._g = {k: g for k, g in d.groupby(["env", "cc", "buffer"], sort=False)}
+
+    def __call__(self, metric: str, cc: str, env: str, buffer: str) -> Estimate:
+        return _est(self._g[(env, cc, buffer)][metric])
+
+    def series(self, env: str, cc: str, buffer: str):
+        g = self._g.get((env, cc, buffer))
+        if g is None:
+            return None
+        first = g.sort_values("seed").iloc[0]
+        return first["t"], first["mbps"]
+
+    def by_rate(self) -> tuple[list[str], list[str]]:
+        """(the lower rate's environments, the higher rate's)."""
+        rates = sorted({int(e.split("/")[0]) for e in self.envs})
+        lo = [e for e in self.envs if int(e.split("/")[0]) == rates[0]]
+        hi = [e for e in self.envs if int(e.split("/")[0]) == rates[-1]] if len(rates) > 1 else []
+        return lo, hi
+
+    def rtt_pair(self) -> tuple[str, str] | None:
+        lo, _ = self.by_rate()
+        return (lo[0], lo[-1]) if len(lo) > 1 else None
 
 
-def _cal_plot(ctx: Context, d: dict, buffer: str, name: str) -> str:
+def _cal_plot(ctx: Context, cal: Cal, buffer: str, name: str) -> str:
     """2 x 2 panels (one per environment, the study's four figures): each protocol's 1 s
-    goodput against time, running alone."""
-    envs = _cal_envs(d)
-    ccs = [c for c in NAMES if any(k[1] == c for k in d)]
+    goodput against time, running alone (the first seed)."""
+    envs = cal.envs
+    ccs = [c for c in NAMES if c in set(cal.d["cc"])]
     cols = 2 if len(envs) > 1 else 1
     rows = math.ceil(len(envs) / cols)
     plt = _plt()
@@ -328,9 +520,9 @@ def _cal_plot(ctx: Context, d: dict, buffer: str, name: str) -> str:
             ax = axes[n // cols][n % cols]
             rate = int(e.split("/")[0])
             for i, c in enumerate(ccs):
-                v = d.get((e, c, buffer))
-                if v is not None:
-                    ax.plot(v["t"], v["mbps"], lw=0.8, color=f"C{i}", label=NAMES[c])
+                s = cal.series(e, c, buffer)
+                if s is not None:
+                    ax.plot(s[0], s[1] / 1e6, lw=0.8, color=f"C{i}", label=NAMES[c])
             ax.set_ylim(0, rate * 1.05)
             num = CAL_FIG[buffer] + n if len(envs) == 4 else None
             ax.set_title(
@@ -351,373 +543,707 @@ def _cal_plot(ctx: Context, d: dict, buffer: str, name: str) -> str:
     return path.name
 
 
-def _cal_table(d: dict, buffer: str) -> str:
-    rows = [
-        {
-            "env": e,
-            "protocol": NAMES[c],
-            "mean share": v["share"],
-            "2nd half": v["late_share"],
-            "t90 (s)": v["t90"],
-            "1 s CoV, 2nd half": v["late_cov"],
-            "CoV (5 s, §7.3)": v["cov"],
-            "losses": v["losses"],
-            "timeouts": v["timeouts"],
-        }
-        for (e, c, b), v in sorted(d.items(), key=lambda kv: _cal_envs(d).index(kv[0][0]))
-        if b == buffer
-    ]
-    return markdown_table(pd.DataFrame(rows))
+ALONE_COLS = ["share", "late_share", "t90", "late_cov", "losses", "timeouts"]
 
 
-def _t(x: float) -> str:
-    return "never" if not math.isfinite(x) else f"{x:.0f} s"
+def _alone_table(d: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """Per *by*: the seeds' mean of each of ALONE_COLS (``seeds``: how many)."""
+    rows = []
+    for key, g in d.groupby(by, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        row = dict(zip(by, key, strict=True)) | {"seeds": len(g)}
+        for k in ALONE_COLS:
+            x = _est(g[k])
+            row[k] = x.mean
+            if x.n > 1 and not math.isnan(x.half_width):
+                row[f"{k}_ci95"] = x.half_width
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
-def _cal_figure(ctx: Context, buffer: str, name: str) -> tuple[FigureResult, dict]:
-    d = _calibration(ctx)
+def _cal_figure(ctx: Context, buffer: str, name: str) -> tuple[FigureResult, Cal]:
+    sw, runs = ctx.sweep("calibration", quick=QUICK_CAL)
+    cal = Cal(alone_frame(sw, runs))
     first = CAL_FIG[buffer]
     res = FigureResult(
         name,
         f"Figs. {first}-{first + 3}: calibration, each protocol alone, {BUFS[buffer]} buffer",
-        [_cal_plot(ctx, d, buffer, name)],
+        [_cal_plot(ctx, cal, buffer, name)],
     )
-    res.table = _cal_table(d, buffer)
-    res.values = {
-        "table": [
-            {"env": e, "cc": c, "buffer": b}
-            | {k: x for k, x in v.items() if k not in ("t", "mbps")}
-            for (e, c, b), v in d.items()
-            if b == buffer
-        ]
-    }
-    return res, d
+    tab = _alone_table(cal.d[cal.d["buffer"] == buffer], ["env", "cc", "buffer"])
+    res.table = markdown_table(tab.assign(cc=tab["cc"].map(NAMES), buffer=tab["buffer"].map(BUFS)))
+    res.values = {"table": tab.to_dict("records")}
+    return res, cal
 
 
-def _cal_get(d: dict, buffer: str):
-    """``g(key, cc, env)``: one scalar of the runs with *buffer*."""
-
-    def g(key: str, cc: str, env: str, buf: str = buffer) -> float:
-        return float(d[(env, cc, buf)][key])
-
-    return g
+def _pts(cal: Cal, metric: str, ccs, envs, buffer: str, test: Callable[[str, str], Predicate]):
+    """Points for :func:`every`: ``"<env> <cc>"`` -> (Estimate, test(cc, env))."""
+    return {f"{e} {NAMES[c]}": (cal(metric, c, e, buffer), test(c, e)) for e in envs for c in ccs}
 
 
-def _cal_show(d: dict, buffer: str, key: str, ccs, envs, show=fmt) -> str:
-    g = _cal_get(d, buffer)
-    return "; ".join(
-        f"{e}: " + ", ".join(f"{NAMES[c]} {show(g(key, c, e))}" for c in ccs) for e in envs
-    )
-
-
-def _by_rate(envs: list[str]) -> tuple[list[str], list[str]]:
-    """(the lower rate's environments, the higher rate's): 500 and 1000 Mb/s in full mode."""
-    rates = sorted({int(e.split("/")[0]) for e in envs})
-    lo = [e for e in envs if int(e.split("/")[0]) == rates[0]]
-    hi = [e for e in envs if int(e.split("/")[0]) == rates[-1]] if len(rates) > 1 else []
-    return lo, hi
-
-
-def _rtt_pair(envs: list[str]) -> tuple[str, str] | None:
-    """(short-RTT, long-RTT) environment at the lower rate, if both were run."""
-    lo, _ = _by_rate(envs)
-    return (lo[0], lo[-1]) if len(lo) > 1 else None
-
-
-# "steady", "stable", "little variation": the CoV of the 1 s goodput samples over the second
-# half of the run (what the study's time plots show once the flow has ramped up) below
-# this; "bursty": the highest of the four.
-STEADY_COV = 0.1
+def _window_claims(ctx: Context) -> tuple[list[Claim], pd.DataFrame]:
+    """FAST alone with the BDP buffer under each α and window cap of ``window.toml``.
+    Uncapped, is it "held back" (mean share < 0.5 × an uncapped Compound's) at any α?
+    Capped (ns-2's window_, a property of every agent), does the cap hold FAST back
+    more than Compound (their shares paired by seed)?"""
+    sw, runs = ctx.sweep("window", quick=QUICK_WINDOW)
+    d = alone_frame(sw, runs)
+    d["cap"] = d["run_id"].map(runs.set_index("run_id")["flows[0].tcp.rwnd"].astype(str))
+    env = _envs(d)[0]
+    comp = d[d["cc"] == "compound"]
+    free = _est(comp[comp["cap"] == "unlimited"]["share"])
+    claims = []
+    for (setting, cap), g in d[d["cc"] == "fast"].groupby(["setting", "cap"], sort=False):
+        if cap == "unlimited":
+            claims.append(
+                claim(
+                    f"cal_bdp_fast_far_lower_{_key(setting)}_unlimited",
+                    f"alone with the BDP buffer at {env}, FAST ({setting}, no window cap) is "
+                    "held back by α and attains far lower throughput than Compound "
+                    "(§7.1.1; window.toml)",
+                    study="far lower throughput; held back severely",
+                    value=_est(g["share"]),
+                    test=falls_short_of(_scaled(free, 0.5), label=f"0.5 × Compound {free:.3f}"),
+                    note=f"losses {g['losses'].mean():.0f}, timeouts {g['timeouts'].mean():.0f}",
+                )
+            )
+        elif setting == "fast α=200":
+            c = comp[comp["cap"] == cap].set_index("seed")["share"]
+            diff = _est(g.set_index("seed")["share"] - c)
+            claims.append(
+                claim(
+                    f"cal_bdp_window_cap_holds_back_fast_and_compound_alike_{cap}",
+                    f"alone with the BDP buffer at {env}, a window cap of {cap} (below the "
+                    f"BDP) holds FAST ({_show(_est(g['share']))}) back as much as Compound "
+                    f"({_show(_est(c))}): a cap on every agent does not make FAST far lower "
+                    "(window.toml)",
+                    study="(ccsim's test of a reading: the study gives no window cap)",
+                    value=diff,
+                    test=within(0.0, tol=0.05),
+                    note="FAST's share minus Compound's under the same cap, paired by seed",
+                )
+            )
+    tab = _alone_table(d, ["env", "setting", "cap"])
+    return claims, tab
 
 
 def calibration_bdp(ctx: Context) -> FigureResult:
-    res, d = _cal_figure(ctx, "bdp", "calibration-bdp")
-    g = _cal_get(d, "bdp")
-    envs = _cal_envs(d)
-    lo, hi = _by_rate(envs)
-    pair = _rtt_pair(envs)
+    res, g = _cal_figure(ctx, "bdp", "calibration-bdp")
+    b = "bdp"
+    envs = g.envs
+    lo, hi = g.by_rate()
+    pair = g.rtt_pair()
     ci = ("compound", "illinois")
+
+    def half_of_min(cc: str, e: str) -> Predicate:
+        return below(0.5 * min(g("share", c, e, b).mean for c in ci))
+
+    def twice_hs(cc: str, e: str) -> Predicate:
+        return above(2 * max(g("t90", c, e, b).mean for c in ci))
+
     res.claims += [
-        Claim(
+        every(
             "cal_bdp_compound_illinois_scale_quickly",
             "alone with the BDP buffer, Compound and Illinois quickly scale and thoroughly "
             "utilize the link (§7.1.1, Figs. 7-10; every environment)",
-            "quickly able to scale and thoroughly utilize the link",
-            _cal_show(d, "bdp", "t90", ci, envs, _t)
-            + " (time to 90 %); second half: "
-            + _cal_show(d, "bdp", "late_share", ci, envs),
-            all(
-                g("t90", c, e) <= QUICKLY_S and g("late_share", c, e) >= 0.9
-                for c in ci
-                for e in envs
-            ),
-            f"90 % of the link within {QUICKLY_S:.0f} s and ≥ 0.9 of it over the second "
-            "half of the run, Compound and Illinois, every environment",
+            study="quickly able to scale and thoroughly utilize the link",
+            points=_pts(g, "t90", ci, envs, b, lambda c, e: below(QUICKLY_S + 1e-9))
+            | {
+                f"{k} (2nd half)": v
+                for k, v in _pts(g, "late_share", ci, envs, b, lambda c, e: above(0.9)).items()
+            },
+            check=f"time to 90 % of the link ≤ {QUICKLY_S:.0f} s and ≥ 0.9 of it over the "
+            "second half of the run, Compound and Illinois, every environment",
         ),
-        Claim(
+        every(
             "cal_bdp_fast_far_lower",
             "alone with the BDP buffer, FAST is held back by α and attains far lower "
-            "throughput than Compound and Illinois (§7.1.1, Figs. 7-10; every environment)",
-            "far lower throughput; held back severely",
-            _cal_show(d, "bdp", "share", ("fast", *ci), envs) + " (mean share of the link)",
-            all(g("share", "fast", e) < 0.5 * min(g("share", c, e) for c in ci) for e in envs),
-            "FAST's mean share < 0.5 × min(Compound, Illinois), every environment",
+            "throughput than Compound and Illinois (§7.1.1, Figs. 7-10; every environment; "
+            "ccsim's FAST α = 200, no window cap)",
+            study="far lower throughput; held back severely",
+            points=_pts(g, "share", ("fast",), envs, b, half_of_min),
+            check="FAST's mean share < 0.5 × min(Compound, Illinois), every environment",
         ),
-        Claim(
+        every(
             "cal_bdp_fast_stable",
             "alone with the BDP buffer, FAST is exceedingly stable (§7.1.1; every environment)",
-            "exceedingly stable",
-            _cal_show(d, "bdp", "late_cov", ("fast",), envs) + " (1 s CoV, 2nd half)",
-            all(g("late_cov", "fast", e) < STEADY_COV for e in envs),
-            f"FAST's 1 s CoV over the second half < {STEADY_COV}, every environment",
+            study="exceedingly stable",
+            points=_pts(g, "late_cov", ("fast",), envs, b, lambda c, e: below(STEADY_COV)),
+            check=f"FAST's CoV of the 1 s goodput over the second half < {STEADY_COV}, "
+            "every environment",
         ),
-        Claim(
+        every(
             "cal_bdp_newreno_slower_long_rtt",
             "alone with the BDP buffer, as the RTT grows at the lower rate NewReno scales "
             "much slower than Compound and Illinois (§7.1.1, Figs. 7-8)",
-            "much slower as the RTT increases",
-            _cal_show(d, "bdp", "t90", ("newreno", *ci), lo, _t) + " (time to 90 %)",
-            all(g("t90", "newreno", e) > 2 * max(g("t90", c, e) for c in ci) for e in lo)
-            and (pair is None or g("t90", "newreno", pair[1]) > g("t90", "newreno", pair[0])),
-            "NewReno's time to 90 % of the link > 2 × Compound's and Illinois', and longer "
-            "at the longer RTT (never = ∞)",
+            study="much slower as the RTT increases",
+            points=_pts(g, "t90", ("newreno",), lo, b, twice_hs)
+            | (
+                {
+                    f"NewReno {pair[1]} vs {pair[0]}": (
+                        g("t90", "newreno", pair[1], b),
+                        above(g("t90", "newreno", pair[0], b).mean),
+                    )
+                }
+                if pair
+                else {}
+            ),
+            check="NewReno's time to 90 % of the link > 2 × Compound's and Illinois', and "
+            "longer at the longer RTT (never = ∞)",
         ),
-        Claim(
+        every(
             "cal_bdp_newreno_follows_at_high_rate",
             "alone with the BDP buffer at the higher rate, NewReno follows Compound and "
             "Illinois in taking up the bandwidth (§7.1.1, Figs. 9-10)",
-            "NewReno follows suit",
-            _cal_show(d, "bdp", "t90", ("newreno",), hi, _t) + " (time to 90 %)"
-            if hi
-            else "one rate only",
-            all(math.isfinite(g("t90", "newreno", e)) for e in hi) if hi else None,
-            "NewReno reaches 90 % of the link within the run at the higher rate",
+            study="NewReno follows suit",
+            points=_pts(g, "t90", ("newreno",), hi, b, lambda c, e: below(math.inf)),
+            check="NewReno reaches 90 % of the link within the run at the higher rate",
         ),
     ]
+    window, tab = _window_claims(ctx)
+    res.claims += window
+    res.table += "\n\nFAST alone under other α and a window cap (window.toml):\n\n" + (
+        markdown_table(tab)
+    )
+    res.values["window"] = tab.to_dict("records")
     return res
 
 
+def _gamma_claims(ctx: Context, g: Cal) -> tuple[list[Claim], pd.DataFrame]:
+    """Compound alone with 166 packets under each γ of ``gamma.toml``: is it bursty
+    (CoV of the 1 s goodput over the second half above NewReno's and Illinois' in the
+    calibration runs, and intervals apart from the paper's γ = 30)?"""
+    sw, runs = ctx.sweep("gamma", quick=QUICK_GAMMA)
+    d = alone_frame(sw, runs)
+    claims = []
+    for env, ge in d.groupby("env", sort=False):
+        per = {s: _est(x["late_cov"]) for s, x in ge.groupby("setting", sort=False)}
+        base = per.get("compound γ=30")
+        for setting, cov in per.items():
+            if setting == "compound γ=30" or base is None:
+                continue
+            others = [g("late_cov", c, env, "166pkt") for c in ("newreno", "illinois")]
+            timeouts = ge[ge["setting"] == setting]["timeouts"].mean()
+            claims.append(
+                every(
+                    f"cal_stanford_compound_bursty_{_key(setting)}_{env.replace('/', '_')}",
+                    f"alone with 166 packets at {env}, Compound with {setting.split()[-1]} "
+                    "(at or above the buffer, the study's explanation) displays a lot of "
+                    "burstiness (§7.1.2, Figs. 11-12; gamma.toml)",
+                    study="a lot of burstiness",
+                    points={
+                        f"vs γ=30 {_show(base)}": (cov, exceeds(base, label="γ = 30")),
+                        "vs NewReno, Illinois alone": (cov, above(_max(others).high)),
+                    },
+                    check="the CoV of the 1 s goodput over the second half: intervals apart "
+                    "above Compound's with γ = 30, and above NewReno's and Illinois' alone",
+                    note=f"{timeouts:.0f} timeouts per run",
+                )
+            )
+    return claims, _alone_table(d, ["env", "setting"])
+
+
 def calibration_stanford(ctx: Context) -> FigureResult:
-    res, d = _cal_figure(ctx, "166pkt", "calibration-stanford")
-    g = _cal_get(d, "166pkt")
-    envs = _cal_envs(d)
-    lo, hi = _by_rate(envs)
-    pair = _rtt_pair(envs)
+    res, g = _cal_figure(ctx, "166pkt", "calibration-stanford")
+    b = "166pkt"
+    lo, hi = g.by_rate()
+    pair = g.rtt_pair()
     ci = ("compound", "illinois")
-    four = ("newreno", "compound", "fast", "illinois")
+
+    def half_of_min(cc: str, e: str) -> Predicate:
+        return below(0.5 * min(g("share", c, e, b).mean for c in ci))
+
+    def twice_hs(cc: str, e: str) -> Predicate:
+        return above(2 * max(g("t90", c, e, b).mean for c in ci))
+
+    def highest(cc: str, e: str) -> Predicate:
+        return above(max(g("late_cov", c, e, b).mean for c in FOUR if c != cc))
+
     res.claims += [
-        Claim(
+        every(
             "cal_stanford_compound_bursty",
-            "alone with 166 packets at the lower rate, Compound displays a lot of "
-            "burstiness (§7.1.2, Figs. 11-12)",
-            "a lot of burstiness",
-            _cal_show(d, "166pkt", "late_cov", four, lo) + " (1 s CoV, 2nd half)",
-            all(
-                g("late_cov", "compound", e)
-                > max(g("late_cov", c, e) for c in four if c != "compound")
-                for e in lo
-            ),
-            "Compound's 1 s CoV (2nd half) the highest of the four, every lower-rate environment",
+            "alone with 166 packets at the lower rate, Compound (γ = 30, the paper's) "
+            "displays a lot of burstiness (§7.1.2, Figs. 11-12)",
+            study="a lot of burstiness",
+            points=_pts(g, "late_cov", ("compound",), lo, b, highest),
+            check="Compound's CoV of the 1 s goodput (2nd half) the highest of the four, "
+            "every lower-rate environment",
         ),
-        Claim(
+        every(
             "cal_stanford_illinois_steady",
             "alone with 166 packets at the lower rate, Illinois increases its throughput "
             "with little variation (§7.1.2, Figs. 11-12)",
-            "steadily increases, little variation",
-            _cal_show(d, "166pkt", "late_cov", ("illinois",), lo) + " (1 s CoV, 2nd half)",
-            all(g("late_cov", "illinois", e) < STEADY_COV for e in lo),
-            f"Illinois' 1 s CoV (2nd half) < {STEADY_COV}, every lower-rate environment",
+            study="steadily increases, little variation",
+            points=_pts(g, "late_cov", ("illinois",), lo, b, lambda c, e: below(STEADY_COV)),
+            check=f"Illinois' CoV of the 1 s goodput (2nd half) < {STEADY_COV}, every "
+            "lower-rate environment",
         ),
-        Claim(
+        every(
             "cal_stanford_newreno_slower",
             "alone with 166 packets at the lower rate, NewReno scales at a much slower "
             "pace, especially at the longer RTT (§7.1.2, Figs. 11-12)",
-            "much slower, especially under longer RTTs",
-            _cal_show(d, "166pkt", "t90", ("newreno", *ci), lo, _t) + " (time to 90 %)",
-            all(g("t90", "newreno", e) > 2 * max(g("t90", c, e) for c in ci) for e in lo)
-            and (pair is None or g("t90", "newreno", pair[1]) > g("t90", "newreno", pair[0])),
-            "NewReno's time to 90 % > 2 × Compound's and Illinois', and longer at the longer RTT",
+            study="much slower, especially under longer RTTs",
+            points=_pts(g, "t90", ("newreno",), lo, b, twice_hs)
+            | (
+                {
+                    f"NewReno {pair[1]} vs {pair[0]}": (
+                        g("t90", "newreno", pair[1], b),
+                        above(g("t90", "newreno", pair[0], b).mean),
+                    )
+                }
+                if pair
+                else {}
+            ),
+            check="NewReno's time to 90 % > 2 × Compound's and Illinois', and longer at the "
+            "longer RTT",
         ),
-        Claim(
+        every(
             "cal_stanford_fast_low",
             "alone with 166 packets at the lower rate, FAST's throughput stays low "
             "(§7.1.2, Figs. 11-12)",
-            "low throughput",
-            _cal_show(d, "166pkt", "share", ("fast", *ci), lo) + " (mean share)",
-            all(g("share", "fast", e) < 0.5 * min(g("share", c, e) for c in ci) for e in lo),
-            "FAST's mean share < 0.5 × min(Compound, Illinois), every lower-rate environment",
+            study="low throughput",
+            points=_pts(g, "share", ("fast",), lo, b, half_of_min),
+            check="FAST's mean share < 0.5 × min(Compound, Illinois), every lower-rate environment",
         ),
-        Claim(
+        every(
             "cal_stanford_fast_steady",
             "alone with 166 packets at the lower rate, FAST remains steady (§7.1.2, Figs. 11-12)",
-            "remains steady",
-            _cal_show(d, "166pkt", "late_cov", ("fast",), lo) + " (1 s CoV, 2nd half)",
-            all(g("late_cov", "fast", e) < STEADY_COV for e in lo),
-            f"FAST's 1 s CoV (2nd half) < {STEADY_COV}, every lower-rate environment",
+            study="remains steady",
+            points=_pts(g, "late_cov", ("fast",), lo, b, lambda c, e: below(STEADY_COV)),
+            check=f"FAST's CoV of the 1 s goodput (2nd half) < {STEADY_COV}, every "
+            "lower-rate environment",
         ),
-        Claim(
+        every(
             "cal_stanford_high_rate_quick_but_fast",
             "alone with 166 packets at the higher rate, NewReno, Compound and Illinois "
             "quickly take up the bandwidth available (§7.1.2, Figs. 13-14)",
-            "quickly able to scale and take up as much of the bandwidth as is available",
-            _cal_show(d, "166pkt", "t90", ("newreno", *ci), hi, _t) + " (time to 90 %)"
-            if hi
-            else "one rate only",
-            all(g("t90", c, e) <= QUICKLY_S for c in ("newreno", *ci) for e in hi) if hi else None,
-            f"90 % of the link within {QUICKLY_S:.0f} s, NewReno, Compound, Illinois, every "
-            "higher-rate environment",
+            study="quickly able to scale and take up as much of the bandwidth as is available",
+            points=_pts(g, "t90", ("newreno", *ci), hi, b, lambda c, e: below(QUICKLY_S + 1e-9)),
+            check=f"90 % of the link within {QUICKLY_S:.0f} s, NewReno, Compound, Illinois, "
+            "every higher-rate environment",
         ),
-        Claim(
+        every(
             "cal_stanford_fast_behind_high_rate",
             "alone with 166 packets at the higher rate, FAST does not take up the "
             'bandwidth as the others do (§7.1.2: "sans Fast", Figs. 13-14)',
-            "sans Fast",
-            _cal_show(d, "166pkt", "share", ("fast", *ci), hi) + " (mean share)"
-            if hi
-            else "one rate only",
-            all(g("share", "fast", e) < 0.5 * min(g("share", c, e) for c in ci) for e in hi)
-            if hi
-            else None,
-            "FAST's mean share < 0.5 × min(Compound, Illinois), every higher-rate environment",
+            study="sans Fast",
+            points=_pts(g, "share", ("fast",), hi, b, half_of_min),
+            check="FAST's mean share < 0.5 × min(Compound, Illinois), every higher-rate "
+            "environment",
         ),
     ]
+    gamma, tab = _gamma_claims(ctx, g)
+    res.claims += gamma
+    res.table += "\n\nCompound alone under other γ (gamma.toml):\n\n" + markdown_table(tab)
+    res.values["gamma"] = tab.to_dict("records")
     return res
 
 
 def calibration_tiny(ctx: Context) -> FigureResult:
-    res, d = _cal_figure(ctx, "20pkt", "calibration-tiny")
-    g = _cal_get(d, "20pkt")
-    bdp = _cal_get(d, "bdp")
-    stan = _cal_get(d, "166pkt")
-    envs = _cal_envs(d)
-    lo, hi = _by_rate(envs)
-    pair = _rtt_pair(envs)
+    res, g = _cal_figure(ctx, "20pkt", "calibration-tiny")
+    b = "20pkt"
+    lo, hi = g.by_rate()
+    pair = g.rtt_pair()
     ci = ("compound", "illinois")
     e15 = lo[0]  # Fig. 15: the lower rate, short RTT
     e16 = lo[-1]  # Fig. 16: the lower rate, long RTT
     res.claims += [
-        Claim(
+        every(
             "cal_tiny_compound_suffers",
             "alone with 20 packets at the lower rate, Compound's throughput suffers "
             "severely (§7.1.3, Figs. 15-16)",
-            "suffers severely; remains low",
-            "; ".join(
-                f"{e}: {fmt(bdp('share', 'compound', e))} → {fmt(g('share', 'compound', e))}"
-                for e in lo
-            )
-            + " (mean share, BDP → 20 packets)",
-            all(g("share", "compound", e) < 0.5 * bdp("share", "compound", e) for e in lo),
-            "Compound's mean share at 20 packets < 0.5 × with the BDP buffer, every "
+            study="suffers severely; remains low",
+            points=_pts(
+                g,
+                "share",
+                ("compound",),
+                lo,
+                b,
+                lambda c, e: below(0.5 * g("share", c, e, "bdp").mean),
+            ),
+            check="Compound's mean share at 20 packets < 0.5 × with the BDP buffer, every "
             "lower-rate environment",
         ),
-        Claim(
+        every(
             "cal_tiny_illinois_builds_up",
             "alone with 20 packets at the lower rate and shorter RTT, Illinois builds up "
             "its throughput, where Compound suffers and NewReno is slower (§7.1.3, Fig. 15)",
-            "Illinois steadily builds up its throughput",
-            _cal_show(d, "20pkt", "share", ("illinois", "compound", "newreno"), [e15])
-            + " (mean share)",
-            g("share", "illinois", e15)
-            > max(g("share", "compound", e15), g("share", "newreno", e15)),
-            "Illinois' mean share > Compound's and NewReno's",
+            study="Illinois steadily builds up its throughput",
+            points={
+                f"{e15} Illinois vs {NAMES[c]} {_show(g('share', c, e15, b))}": (
+                    g("share", "illinois", e15, b),
+                    above(g("share", c, e15, b).mean),
+                )
+                for c in ("compound", "newreno")
+            },
+            check="Illinois' mean share > Compound's and NewReno's",
         ),
-        Claim(
+        every(
             "cal_tiny_newreno_slower_than_illinois",
             "alone with 20 packets at the lower rate and shorter RTT, NewReno scales at a "
             "much slower pace than Illinois (§7.1.3, Fig. 15)",
-            "much slower pace than Illinois",
-            _cal_show(d, "20pkt", "t90", ("newreno", "illinois"), [e15], _t) + " (time to 90 %)",
-            g("t90", "newreno", e15) > 2 * g("t90", "illinois", e15),
-            "NewReno's time to 90 % > 2 × Illinois' (never = ∞)",
+            study="much slower pace than Illinois",
+            points={
+                f"{e15} NewReno vs 2 × Illinois {_show(g('t90', 'illinois', e15, b))}": (
+                    g("t90", "newreno", e15, b),
+                    above(2 * g("t90", "illinois", e15, b).mean),
+                )
+            },
+            check="NewReno's time to 90 % > 2 × Illinois' (never = ∞)",
         ),
-        Claim(
+        every(
             "cal_tiny_long_rtt_dulls_growth",
             "alone with 20 packets at the lower rate, the longer RTT dulls the growth of "
             "Illinois and NewReno (§7.1.3, Figs. 15-16)",
-            "slower response time dulls the growth rates",
-            _cal_show(d, "20pkt", "share", ("illinois", "newreno"), list(pair)) + " (mean share)"
+            study="slower response time dulls the growth rates",
+            points={
+                f"{NAMES[c]} {pair[1]} vs {pair[0]} {_show(g('share', c, pair[0], b))}": (
+                    g("share", c, pair[1], b),
+                    below(g("share", c, pair[0], b).mean),
+                )
+                for c in ("illinois", "newreno")
+            }
             if pair
-            else "one RTT only",
-            all(g("share", c, pair[1]) < g("share", c, pair[0]) for c in ("illinois", "newreno"))
-            if pair
-            else None,
-            "mean share at the longer RTT < at the shorter, Illinois and NewReno",
+            else {},
+            check="mean share at the longer RTT < at the shorter, Illinois and NewReno",
         ),
-        Claim(
+        every(
             "cal_tiny_compound_burstiest_below_stanford",
             "alone with 20 packets at the lower rate and longer RTT, Compound is the "
             "burstiest of the three high-speed protocols, though less than with 166 "
             "packets (§7.1.3, Fig. 16)",
-            "burstiness less than in Stanford, still the greatest of the three",
-            _cal_show(d, "20pkt", "late_cov", HIGH_SPEED, [e16])
-            + f"; Compound with 166 packets {fmt(stan('late_cov', 'compound', e16))} "
-            "(1 s CoV, 2nd half)",
-            g("late_cov", "compound", e16)
-            > max(g("late_cov", "fast", e16), g("late_cov", "illinois", e16))
-            and g("late_cov", "compound", e16) < stan("late_cov", "compound", e16),
-            "Compound's 1 s CoV (2nd half) > FAST's and Illinois', and < its own with 166 packets",
+            study="burstiness less than in Stanford, still the greatest of the three",
+            points={
+                f"{e16} Compound vs FAST, Illinois": (
+                    g("late_cov", "compound", e16, b),
+                    above(max(g("late_cov", c, e16, b).mean for c in ("fast", "illinois"))),
+                ),
+                f"{e16} Compound vs itself with 166 packets "
+                f"{_show(g('late_cov', 'compound', e16, '166pkt'))}": (
+                    g("late_cov", "compound", e16, b),
+                    below(g("late_cov", "compound", e16, "166pkt").mean),
+                ),
+            },
+            check="Compound's CoV of the 1 s goodput (2nd half) > FAST's and Illinois', and "
+            "< its own with 166 packets",
         ),
-        Claim(
+        every(
             "cal_tiny_fast_little",
             "alone with 20 packets at the lower rate, FAST is unable to achieve much "
             "throughput (§7.1.3, Fig. 16)",
-            "unable to achieve much throughput",
-            _cal_show(d, "20pkt", "share", ("fast",), lo) + " (mean share)",
-            all(g("share", "fast", e) < 0.1 for e in lo),
-            "FAST's mean share < 0.1 of the link, every lower-rate environment",
+            study="unable to achieve much throughput",
+            points=_pts(g, "share", ("fast",), lo, b, lambda c, e: below(0.1)),
+            check="FAST's mean share < 0.1 of the link, every lower-rate environment",
         ),
-        Claim(
+        every(
             "cal_tiny_compound_illinois_quick_high_rate",
             "alone with 20 packets at the higher rate, Compound and Illinois quickly scale "
             "and utilize all of the link (§7.1.3, Figs. 17-18)",
-            "quickly able to scale and utilize all of the link",
-            _cal_show(d, "20pkt", "t90", ci, hi, _t)
-            + " (time to 90 %); second half: "
-            + _cal_show(d, "20pkt", "late_share", ci, hi)
-            if hi
-            else "one rate only",
-            all(
-                g("t90", c, e) <= QUICKLY_S and g("late_share", c, e) >= 0.9 for c in ci for e in hi
-            )
-            if hi
-            else None,
-            f"90 % of the link within {QUICKLY_S:.0f} s and ≥ 0.9 over the second half, "
-            "Compound and Illinois, every higher-rate environment",
+            study="quickly able to scale and utilize all of the link",
+            points=_pts(g, "t90", ci, hi, b, lambda c, e: below(QUICKLY_S + 1e-9))
+            | {
+                f"{k} (2nd half)": v
+                for k, v in _pts(g, "late_share", ci, hi, b, lambda c, e: above(0.9)).items()
+            },
+            check=f"90 % of the link within {QUICKLY_S:.0f} s and ≥ 0.9 over the second "
+            "half, Compound and Illinois, every higher-rate environment",
         ),
-        Claim(
+        every(
             "cal_tiny_fast_higher_but_not_scaling",
             "alone with 20 packets at the higher rate, FAST's throughput is marginally "
             "higher but it does not scale like Compound and Illinois (§7.1.3, Figs. 17-18)",
-            "marginally higher, unable to scale effectively",
-            "; ".join(
-                f"{eh}: FAST {fmt(g('share', 'fast', eh))} (at {el}: "
-                f"{fmt(g('share', 'fast', el))}), Compound {fmt(g('share', 'compound', eh))}, "
-                f"Illinois {fmt(g('share', 'illinois', eh))}"
+            study="marginally higher, unable to scale effectively",
+            points={
+                f"{eh} FAST vs {el}": (
+                    g("share", "fast", eh, b),
+                    above(g("share", "fast", el, b).mean),
+                )
                 for el, eh in zip(lo, hi, strict=False)
-            )
-            + " (mean share)"
-            if hi
-            else "one rate only",
-            all(
-                g("share", "fast", el) < g("share", "fast", eh)
-                and g("share", "fast", eh) < 0.5 * min(g("share", c, eh) for c in ci)
-                for el, eh in zip(lo, hi, strict=False)
-            )
-            if hi
-            else None,
-            "FAST's mean share higher than at the lower rate (same RTT) and < 0.5 × "
+            }
+            | {
+                f"{eh} FAST vs 0.5 × min(Compound, Illinois)": (
+                    g("share", "fast", eh, b),
+                    below(0.5 * min(g("share", c, eh, b).mean for c in ci)),
+                )
+                for eh in hi
+            },
+            check="FAST's mean share higher than at the lower rate (same RTT) and < 0.5 × "
             "min(Compound, Illinois)",
         ),
     ]
     return res
 
 
+# ------------------------------------------------------------------ Figures 19-68
+
+
+def staged(ctx: Context) -> pd.DataFrame:
+    """Both readings of the staged experiment, one row per run: ``throughput.toml``
+    (initial ssthresh 64, every buffer, one seed) and, in full mode, ``stabilized.toml``
+    (pre and post slow-start to their first loss, 50-packet access queues, BDP buffer,
+    three seeds; its buffer is labelled ``bdp-stab``). Quick mode leaves the stabilized
+    runs out (12 runs of 700 s, beyond CI's budget): the claims on them are then "not
+    run in this mode"."""
+    sw, runs = ctx.sweep("throughput", quick=QUICK)
+    a = staged_frame(sw, runs)
+    if ctx.quick:
+        return a
+    sw, runs = ctx.sweep("stabilized")
+    b = staged_frame(sw, runs, buffer_label="bdp-stab")
+    return pd.concat([a, b], ignore_index=True)
+
+
+STAGED_COLS = [
+    "test_share",
+    "pre_share",
+    "post_share",
+    "utilization",
+    "test_cov",
+    "test_convergence_s",
+    "post_convergence_s",
+    "friendliness",
+    "test_timeouts",
+]
+
+
+class Staged:
+    """The staged runs, indexed: ``v(metric, cc, env, buffer)`` is the seeds' Estimate;
+    ``envs(buffer)`` the environments run with that buffer."""
+
+    def __init__(self, d: pd.DataFrame):
+        self.d = d
+        self._g = {k: g for k, g in d.groupby(["env", "cc", "buffer"], sort=False)}
+
+    def __call__(self, metric: str, cc: str, env: str, buffer: str) -> Estimate:
+        return _est(self._g[(env, cc, buffer)][metric])
+
+    def envs(self, buffer: str) -> list[str]:
+        return _envs(self.d[self.d["buffer"] == buffer])
+
+    def pair(self, metric: str, cc: str, ref: str, env: str, buffer: str) -> Estimate:
+        return paired(self.d, metric, cc, ref, buffer, env)
+
+
+STAB = "bdp-stab"
+READING = {
+    "bdp": "throughput.toml: initial ssthresh 64, one seed",
+    STAB: "stabilized.toml: pre/post slow start to the first loss, 50-packet access "
+    "queues, 3 seeds, 95 % intervals",
+}
+# "Largely the same as NewReno": the CoV within ±0.01 of NewReno's (paired by seed): the
+# BDP-buffer CoVs are 0.01-0.07, the quantization of a flow on a saturated link.
+SAME_COV = 0.01
+
+
+def bdp_claims(v: Staged, b: str) -> dict[str, Claim]:
+    """The large-buffer claims (§7.2.1, §7.3.1, §7.4, §7.5) on the runs with buffer *b*:
+    ``"bdp"`` (throughput.toml, keys as the study's claims) or ``STAB``
+    (stabilized.toml, keys ending ``_stab``); every environment run with it."""
+    es = v.envs(b)
+    sfx = "" if b == "bdp" else "_stab"
+    where = f" [{READING[b]}]"
+    note = (
+        ""
+        if b == "bdp"
+        else "FAST times out here: its window doubles per RTT in one step, a burst the "
+        "50-packet access queue drops (timeouts per run: "
+        + ", ".join(f"{e} {_show(v('test_timeouts', 'fast', e, b), 0)}" for e in es)
+        + ")"
+    )
+
+    def x(metric: str, cc: str, e: str) -> Estimate:
+        return v(metric, cc, e, b)
+
+    out = [
+        every(
+            "fast_below_bdp",
+            "under the large (BDP) buffer FAST continuously underperforms: below its fair "
+            "third of the link and below a NewReno flow in its place" + where,
+            study="continuously underperforms (§7.2.1, Figs. 19-22)",
+            points={f"{e} vs 1/3": (x("test_share", "fast", e), below(FAIR)) for e in es}
+            | {
+                f"{e} vs NewReno test flow {_show(x('test_share', 'newreno', e))}": (
+                    x("test_share", "fast", e),
+                    falls_short_of(x("test_share", "newreno", e), label="NewReno"),
+                )
+                for e in es
+            },
+            check="FAST's share of the link below 1/3 and (intervals apart where there are "
+            "seeds) below a NewReno test flow's, every environment",
+            note=note,
+        ),
+        every(
+            "fast_stable_bdp",
+            "FAST is largely stable under the BDP buffer: the steadiest test flow" + where,
+            study="stable (§7.2.1)",
+            points={
+                f"{e} vs {NAMES[c]} {_show(x('test_cov', c, e))}": (
+                    x("test_cov", "fast", e),
+                    falls_short_of(x("test_cov", c, e), label=NAMES[c]),
+                )
+                for e in es
+                for c in ("newreno", "compound", "illinois")
+            },
+            check="FAST's CoV (5 s windows) below NewReno's, Compound's and Illinois' "
+            "(intervals apart where there are seeds), every environment",
+            note=note,
+        ),
+        every(
+            "illinois_above_compound_bdp",
+            "under the BDP buffer Illinois achieves much higher throughput than Compound" + where,
+            study="much higher (§7.2.1)",
+            points={
+                f"{e} vs 1.2 × Compound {_show(x('test_share', 'compound', e))}": (
+                    x("test_share", "illinois", e),
+                    exceeds(_scaled(x("test_share", "compound", e), 1.2), label="1.2 × Compound"),
+                )
+                for e in es
+            },
+            check="Illinois' share above 1.2 × Compound's (intervals apart where there are "
+            "seeds), every environment",
+        ),
+        every(
+            "fast_lowest_bdp_every_env",
+            "FAST consistently has far lower throughput than Compound and Illinois "
+            "(§7.5; BDP buffer, every environment)" + where,
+            study="consistently disappoints",
+            points={
+                f"{e} vs {NAMES[c]} {_show(x('test_share', c, e))}": (
+                    x("test_share", "fast", e),
+                    falls_short_of(x("test_share", c, e), label=NAMES[c]),
+                )
+                for e in es
+                for c in ("compound", "illinois")
+            },
+            check="FAST's share below Compound's and Illinois' (intervals apart where there "
+            "are seeds), every environment",
+            note=note,
+        ),
+        every(
+            "compound_loses_illinois_wins_bdp",
+            "in large buffers Compound loses bandwidth to the long-lived NewReno flow, "
+            "Illinois outperforms it (§7.5; every environment)" + where,
+            study="Compound < NewReno pre < Illinois",
+            points={
+                f"{e} pre − Compound": (x("pre_minus_test", "compound", e), above(0.0)) for e in es
+            }
+            | {f"{e} pre − Illinois": (x("pre_minus_test", "illinois", e), below(0.0)) for e in es},
+            check="the pre flow's share minus the test flow's in the same run: above 0 for "
+            "Compound, below 0 for Illinois (whole interval where there are seeds), every "
+            "environment",
+        ),
+        every(
+            "cov_bdp_like_newreno",
+            "under the BDP buffer Compound's and Illinois' burstiness is fairly low, largely "
+            "the same as NewReno's (§7.3.1)" + where,
+            study="largely the same as NewReno",
+            points={
+                f"{e} {NAMES[c]} − NewReno": (
+                    v.pair("test_cov", c, "newreno", e, b),
+                    within(0.0, tol=SAME_COV),
+                )
+                for e in es
+                for c in ("compound", "illinois")
+            },
+            check=f"the CoV minus NewReno's (paired by seed): within ±{SAME_COV} (the whole "
+            "interval where there are seeds), every environment",
+        ),
+        every(
+            "cov_fast_burstier_bdp",
+            "under the BDP buffer FAST is slightly burstier than the others (§7.3.1; §7.5 "
+            "says the opposite: FAST the most stable under larger buffers)" + where,
+            study="slightly larger burstiness",
+            points={
+                f"{e} vs {NAMES[c]} {_show(x('test_cov', c, e))}": (
+                    x("test_cov", "fast", e),
+                    exceeds(x("test_cov", c, e), label=NAMES[c]),
+                )
+                for e in es
+                for c in ("newreno", "compound", "illinois")
+            },
+            check="FAST's CoV above NewReno's, Compound's, Illinois' (intervals apart where "
+            "there are seeds), every environment",
+            note=note,
+        ),
+        every(
+            "hs_converge_faster_bdp",
+            "under the BDP buffer Compound and Illinois scale much faster than NewReno: "
+            "they reach 80 % of the pre flow sooner than a NewReno test flow (§7.1.1, "
+            "§7.4.4)" + where,
+            study="quickly able to scale; Illinois much faster than pre or post",
+            points={
+                f"{e} {NAMES[c]} vs NewReno {_show(x('test_convergence_s', 'newreno', e))}": (
+                    x("test_convergence_s", c, e),
+                    below(0.5 * x("test_convergence_s", "newreno", e).low),
+                )
+                for e in es
+                for c in ("compound", "illinois")
+            },
+            check="convergence time of Compound and Illinois < 0.5 × a NewReno test flow's "
+            "(its interval's low end where there are seeds), every environment (never = "
+            "+inf)",
+        ),
+        every(
+            "compound_friendlier_than_illinois_bdp",
+            "in large buffers Compound is the friendliest of the three to TCP: it leaves "
+            "the NewReno flows closest to what a NewReno flow would (§7.5)" + where,
+            study="Compound appears to be the friendliest to TCP (perhaps too friendly)",
+            points={
+                f"{e} |r − 1| vs {NAMES[c]} {_show(x('friendliness_gap', c, e))}": (
+                    x("friendliness_gap", "compound", e),
+                    falls_short_of(x("friendliness_gap", c, e), label=NAMES[c]),
+                )
+                for e in es
+                for c in ("fast", "illinois")
+            },
+            check="r = the NewReno flows' share with the test flow / with a NewReno test "
+            "flow (same seed); Compound's |r − 1| below FAST's and Illinois' (intervals "
+            "apart where there are seeds), every environment",
+            note=note,
+        ),
+        every(
+            "illinois_most_aggressive_bdp",
+            "in large buffers Illinois is the most aggressive of the three: it leaves the "
+            "NewReno flows the least (§7.5)" + where,
+            study="Illinois seems to be the most aggressive of the three",
+            points={
+                f"{e} r vs {NAMES[c]} {_show(x('friendliness', c, e))}": (
+                    x("friendliness", "illinois", e),
+                    falls_short_of(x("friendliness", c, e), label=NAMES[c]),
+                )
+                for e in es
+                for c in ("compound", "fast")
+            },
+            check="Illinois' r below Compound's and FAST's (intervals apart where there are "
+            "seeds), every environment",
+        ),
+        every(
+            "illinois_unfriendly_bdp",
+            "under the BDP buffer Illinois is unfriendly to the NewReno flows (§7.4.4)" + where,
+            study="rather unfriendly to both flows",
+            points={e: (x("friendliness", "illinois", e), below(0.9)) for e in es},
+            check="Illinois' r < 0.9 (the whole interval where there are seeds), every environment",
+        ),
+    ]
+    for c in out:
+        c.key += sfx
+    return {c.key: c for c in out}
+
+
+def _bdp(v: Staged, *keys: str) -> list[Claim]:
+    """The large-buffer claims *keys* under both readings (the stabilized ones where it
+    was run)."""
+    a, b = bdp_claims(v, "bdp"), bdp_claims(v, STAB) if v.envs(STAB) else {}
+    return [a[k] for k in keys] + [b[k + "_stab"] for k in keys if k + "_stab" in b]
+
+
 def throughput(ctx: Context) -> FigureResult:
-    d = _runs(ctx)
+    d = staged(ctx)
+    tab = cell_table(d, STAGED_COLS)
     files = [
         _bars(
             ctx,
-            d,
+            tab,
             [
                 ("test_share", "test flow's goodput / C"),
                 ("utilization", plots.label("utilization")),
@@ -730,130 +1256,101 @@ def throughput(ctx: Context) -> FigureResult:
     res = FigureResult(
         "throughput", "test-flow throughput and utilization under three buffers", files
     )
-    res.table = _table(d, ["test_share", "pre_share", "post_share", "utilization"])
-    m = _main_env(d)
-    v = d.set_index(["env", "cc", "buffer"])
-
-    def val(c: str, b: str, k: str) -> float:
-        return float(v.loc[(m, c, b), k])
-
+    res.table = _table(tab, ["test_share", "pre_share", "post_share", "utilization"])
+    v = Staged(d)
+    envs = v.envs("bdp")
+    hi = envs[-1]  # the main environment of the one-environment claims: 1000/100
     ccs = [c for c in NAMES if c in set(d["cc"])]
-    fast_bdp = val("fast", "bdp", "test_share")
-    others_cov = {c: val(c, "bdp", "test_cov") for c in ("newreno", "compound", "illinois")}
-    lose = {
-        (e, c): (
-            float(v.loc[(e, c, "bdp"), "utilization"]),
-            float(v.loc[(e, c, "20pkt"), "utilization"]),
-        )
-        for e in _envs(d)
-        for c in ccs
-    }
-    stan = {c: val(c, "166pkt", "test_share") for c in HIGH_SPEED}
-    share_bdp = _each(d, "bdp", "test_share", HIGH_SPEED)
-    pre_bdp = _each(d, "bdp", "pre_share", ("compound", "illinois"))
-    fast_tiny = _each(d, "20pkt", "test_share", ("fast",))
-    rate_pairs = _pairs(_envs(d), "rate")
+    ci = ("compound", "illinois")
+    res.claims += _bdp(
+        v,
+        "fast_below_bdp",
+        "fast_stable_bdp",
+        "illinois_above_compound_bdp",
+        "fast_lowest_bdp_every_env",
+        "compound_loses_illinois_wins_bdp",
+    )
     res.claims += [
-        Claim(
-            "fast_below_bdp",
-            f"under the BDP buffer FAST stays well below the link rate ({m})",
-            "continuously underperforms (Fig. 19-22)",
-            f"FAST's goodput {fmt(fast_bdp)} of the link; Compound "
-            f"{fmt(val('compound', 'bdp', 'test_share'))}, Illinois "
-            f"{fmt(val('illinois', 'bdp', 'test_share'))}",
-            fast_bdp < 0.5,
-            "FAST's goodput < 0.5 × link rate under the BDP buffer",
-        ),
-        Claim(
-            "fast_stable_bdp",
-            f"FAST is largely stable under the BDP buffer ({m})",
-            "stable",
-            f"CoV FAST {fmt(val('fast', 'bdp', 'test_cov'))}; "
-            + ", ".join(f"{NAMES[c]} {fmt(x)}" for c, x in others_cov.items()),
-            val("fast", "bdp", "test_cov") < min(others_cov.values()),
-            "FAST's CoV (5 s windows) below NewReno's, Compound's and Illinois'",
-        ),
-        Claim(
-            "illinois_above_compound_bdp",
-            f"under the BDP buffer Illinois achieves much higher throughput than Compound ({m})",
-            "much higher",
-            f"Illinois {fmt(val('illinois', 'bdp', 'test_share'))}, Compound "
-            f"{fmt(val('compound', 'bdp', 'test_share'))}",
-            val("illinois", "bdp", "test_share") > 1.2 * val("compound", "bdp", "test_share"),
-            "Illinois > 1.2 × Compound",
-        ),
-        Claim(
+        every(
             "fast_outdone_stanford",
-            f"under the Stanford buffer FAST is woefully outdone by the others ({m})",
-            "woefully outdone",
-            ", ".join(f"{NAMES[c]} {fmt(x)}" for c, x in stan.items()),
-            stan["fast"] < 0.5 * min(stan["compound"], stan["illinois"]),
-            "FAST < 0.5 × min(Compound, Illinois)",
+            f"under the Stanford buffer FAST is woefully outdone by the others ({hi})",
+            study="woefully outdone (§7.2.2)",
+            points={
+                hi: (
+                    v("test_share", "fast", hi, "166pkt"),
+                    below(0.5 * min(v("test_share", c, hi, "166pkt").mean for c in ci)),
+                )
+            },
+            check="FAST < 0.5 × min(Compound, Illinois) (throughput.toml, one seed)",
+            note=", ".join(f"{NAMES[c]} {_show(v('test_share', c, hi, '166pkt'))}" for c in ci),
         ),
-        Claim(
+        every(
             "all_lose_tiny",
             "all protocols lose throughput as the buffer shrinks to 20 packets (every environment)",
-            "all underperform at 20 packets",
-            "; ".join(f"{e} {NAMES[c]} {fmt(a)} → {fmt(b)}" for (e, c), (a, b) in lose.items()),
-            all(b < a - 0.05 for a, b in lose.values()),
-            "link utilization at 20 packets < at the BDP − 0.05, every protocol and environment",
+            study="all underperform at 20 packets (§7.2.3)",
+            points={
+                f"{e} {NAMES[c]} (BDP {_show(v('utilization', c, e, 'bdp'))})": (
+                    v("utilization", c, e, "20pkt"),
+                    below(v("utilization", c, e, "bdp").mean - 0.05),
+                )
+                for e in envs
+                for c in ccs
+            },
+            check="link utilization at 20 packets < at the BDP − 0.05, every protocol and "
+            "environment (throughput.toml, one seed)",
         ),
-        Claim(
-            "fast_lowest_bdp_every_env",
-            "FAST consistently has far lower throughput than Compound and Illinois "
-            "(§7.5; BDP buffer, every environment)",
-            "consistently disappoints",
-            _show(share_bdp),
-            all(x["fast"] < min(x["compound"], x["illinois"]) for x in share_bdp.values()),
-            "FAST's share < min(Compound, Illinois) under the BDP buffer in every environment",
-        ),
-        Claim(
-            "compound_loses_illinois_wins_bdp",
-            "in large buffers Compound loses bandwidth to the long-lived NewReno flow, "
-            "Illinois outperforms it (§7.5; every environment)",
-            "Compound < NewReno pre < Illinois",
-            "; ".join(
-                f"{e}: Compound {fmt(share_bdp[e]['compound'])} vs pre "
-                f"{fmt(pre_bdp[e]['compound'])}, Illinois {fmt(share_bdp[e]['illinois'])} "
-                f"vs pre {fmt(pre_bdp[e]['illinois'])}"
-                for e in share_bdp
-            ),
-            all(
-                share_bdp[e]["compound"] < pre_bdp[e]["compound"]
-                and share_bdp[e]["illinois"] > pre_bdp[e]["illinois"]
-                for e in share_bdp
-            ),
-            "test flow's goodput vs the pre flow's in the same run, BDP buffer, every environment",
-        ),
-        Claim(
+        every(
             "fast_surge_tiny_high_rate",
             "under the 20-packet buffer FAST surges in throughput at the higher rate, where "
             "it achieves little at the lower (§7.2.3, Figs. 29-30)",
-            "a surprising surge in throughput under larger bandwidth delay environments",
-            "; ".join(
-                f"FAST {lo} {fmt(fast_tiny[lo]['fast'])} → {hi} {fmt(fast_tiny[hi]['fast'])}"
-                for lo, hi in rate_pairs
-            )
-            or "one rate only",
-            all(
-                fast_tiny[hi]["fast"] > 0.5 and fast_tiny[lo]["fast"] < 0.1 for lo, hi in rate_pairs
-            )
-            if rate_pairs
-            else None,
-            "FAST's goodput with 20 packets > 0.5 × link rate at the higher rate and < 0.1 × "
-            "at the lower, same RTT",
+            study="a surprising surge in throughput under larger bandwidth delay environments",
+            points={
+                eh: (v("test_share", "fast", eh, "20pkt"), above(0.5))
+                for el, eh in _rate_pairs(envs)
+            }
+            | {
+                el: (v("test_share", "fast", el, "20pkt"), below(0.1))
+                for el, eh in _rate_pairs(envs)
+            },
+            check="FAST's share with 20 packets > 0.5 at the higher rate and < 0.1 at the "
+            "lower, same RTT (throughput.toml, one seed)",
         ),
     ]
-    res.values = {"table": d.to_dict("records")}
+    res.values = {"table": tab.to_dict("records")}
     return res
 
 
+def _rate_pairs(envs: list[str]) -> list[tuple[str, str]]:
+    """(lower-rate, higher-rate) environments at the same RTT."""
+    split = [tuple(e.split("/")) for e in envs]
+    rates = sorted({int(r) for r, _ in split})
+    out = []
+    for rtt in sorted({t for _, t in split}, key=int):
+        lo, hi = (str(rates[0]), rtt), (str(rates[-1]), rtt)
+        if len(rates) > 1 and lo in split and hi in split:
+            out.append(("/".join(lo), "/".join(hi)))
+    return out
+
+
+def _rtt_pairs(envs: list[str]) -> list[tuple[str, str]]:
+    """(short-RTT, long-RTT) environments at the same rate."""
+    split = [tuple(e.split("/")) for e in envs]
+    rtts = sorted({int(t) for _, t in split})
+    out = []
+    for rate in sorted({r for r, _ in split}, key=int):
+        lo, hi = (rate, str(rtts[0])), (rate, str(rtts[-1]))
+        if len(rtts) > 1 and lo in split and hi in split:
+            out.append(("/".join(lo), "/".join(hi)))
+    return out
+
+
 def cov(ctx: Context) -> FigureResult:
-    d = _runs(ctx)
+    d = staged(ctx)
+    tab = cell_table(d, STAGED_COLS)
     files = [
         _bars(
             ctx,
-            d,
+            tab,
             [("test_cov", "test flow's CoV (5 s windows)")],
             "cov",
             "Figs. 31-42: burstiness of the test flow (mean CoV over 5 s windows)",
@@ -861,113 +1358,101 @@ def cov(ctx: Context) -> FigureResult:
         )
     ]
     res = FigureResult("cov", "CoV of the test flow's throughput under three buffers", files)
-    res.table = _table(d, ["test_cov"])
-    ccs4 = ("newreno", *HIGH_SPEED)
-    c = {b: _each(d, b, "test_cov", ccs4) for b in BUFS}
-    envs = _envs(d)
-    rtt_pairs = _pairs(envs, "rtt")
+    res.table = _table(tab, ["test_cov"])
+    v = Staged(d)
+    envs = v.envs("bdp")
+
+    def rise(buf: str) -> dict:
+        return {
+            f"{e} {NAMES[k]} (BDP {_show(v('test_cov', k, e, 'bdp'))})": (
+                v("test_cov", k, e, buf),
+                above(v("test_cov", k, e, "bdp").mean),
+            )
+            for e in envs
+            for k in FOUR
+        }
+
+    res.claims += _bdp(v, "cov_bdp_like_newreno", "cov_fast_burstier_bdp")
     res.claims += [
-        Claim(
-            "cov_bdp_like_newreno",
-            "under the BDP buffer Compound's and Illinois' burstiness is fairly low, largely "
-            "the same as NewReno's (§7.3.1)",
-            "largely the same as NewReno",
-            _show(c["bdp"]),
-            all(
-                max(x["compound"], x["illinois"]) < 2 * x["newreno"] + 0.02
-                for x in c["bdp"].values()
-            ),
-            "CoV of Compound and Illinois < 2 × NewReno's + 0.02, BDP buffer, every environment",
-        ),
-        Claim(
-            "cov_fast_burstier_bdp",
-            "under the BDP buffer FAST is slightly burstier than the others (§7.3.1; §7.5 "
-            "says the opposite: FAST the most stable under larger buffers)",
-            "slightly larger burstiness",
-            _show(c["bdp"]),
-            all(
-                x["fast"] > max(x["newreno"], x["compound"], x["illinois"])
-                for x in c["bdp"].values()
-            ),
-            "FAST's CoV > NewReno's, Compound's, Illinois', BDP buffer, every environment",
-        ),
-        Claim(
+        every(
             "cov_rtt_not_rate_bdp",
             "under the BDP buffer a longer RTT, not a higher rate, makes FAST and NewReno "
             "burstier (§7.3.1, Figs. 32-33)",
-            "greater burstiness at 100 ms",
-            "; ".join(
-                f"{NAMES[k]} {a} {fmt(c['bdp'][a][k])} vs {b} {fmt(c['bdp'][b][k])}"
-                for a, b in rtt_pairs
+            study="greater burstiness at 100 ms",
+            points={
+                f"{NAMES[k]} {b} vs {a} {_show(v('test_cov', k, a, 'bdp'))}": (
+                    v("test_cov", k, b, "bdp"),
+                    above(v("test_cov", k, a, "bdp").mean),
+                )
+                for a, b in _rtt_pairs(envs)
                 for k in ("fast", "newreno")
-            )
-            or "one RTT only (quick mode)",
-            all(c["bdp"][b][k] > c["bdp"][a][k] for a, b in rtt_pairs for k in ("fast", "newreno"))
-            if rtt_pairs
-            else None,
-            "CoV at 100 ms > at 50 ms, same rate, FAST and NewReno",
+            },
+            check="CoV at 100 ms > at 50 ms, same rate, FAST and NewReno (throughput.toml, "
+            "one seed)",
         ),
-        Claim(
+        every(
             "cov_stanford_less_stable",
             "under the Stanford buffer the stability of the protocols begins to suffer (§7.3.2)",
-            "CoV rises",
-            "; ".join(
-                f"{e}: "
-                + ", ".join(
-                    f"{NAMES[k]} {fmt(c['bdp'][e][k])} → {fmt(c['166pkt'][e][k])}" for k in ccs4
-                )
-                for e in envs
-            ),
-            all(c["166pkt"][e][k] > c["bdp"][e][k] for e in envs for k in ccs4),
-            "CoV at 166 packets > at the BDP, every protocol and environment",
+            study="CoV rises",
+            points=rise("166pkt"),
+            check="CoV at 166 packets > at the BDP, every protocol and environment "
+            "(throughput.toml, one seed)",
         ),
-        Claim(
+        every(
             "cov_fast_burstiest_stanford",
             "under the Stanford buffer FAST is far burstier than the other high-speed "
             "protocols (§7.3.2)",
-            "far worse burstiness",
-            _show(c["166pkt"]),
-            all(x["fast"] > max(x["compound"], x["illinois"]) for x in c["166pkt"].values()),
-            "FAST's CoV > Compound's and Illinois', 166 packets, every environment",
-        ),
-        Claim(
-            "cov_all_burstier_tiny",
-            "all protocols become burstier as the buffer falls (§7.5)",
-            "extreme burstiness at small buffers",
-            "; ".join(
-                f"{e}: "
-                + ", ".join(
-                    f"{NAMES[k]} {fmt(c['bdp'][e][k])} → {fmt(c['20pkt'][e][k])}" for k in ccs4
+            study="far worse burstiness",
+            points={
+                e: (
+                    v("test_cov", "fast", e, "166pkt"),
+                    above(
+                        2
+                        * max(v("test_cov", c, e, "166pkt").mean for c in ("compound", "illinois"))
+                    ),
                 )
                 for e in envs
-            ),
-            all(c["20pkt"][e][k] > c["bdp"][e][k] for e in envs for k in ccs4),
-            "CoV at 20 packets > at the BDP, every protocol and environment",
+            },
+            check="FAST's CoV > 2 × Compound's and Illinois', 166 packets, every environment "
+            "(throughput.toml, one seed)",
         ),
-        Claim(
+        every(
+            "cov_all_burstier_tiny",
+            "all protocols become burstier as the buffer falls (§7.5)",
+            study="extreme burstiness at small buffers",
+            points=rise("20pkt"),
+            check="CoV at 20 packets > at the BDP, every protocol and environment "
+            "(throughput.toml, one seed)",
+        ),
+        every(
             "cov_fast_burstiest_tiny",
             "under the 20-packet buffer FAST's burstiness outpaces NewReno's, Compound's "
             "and Illinois' (§7.3.3, §7.5)",
-            "greatest burstiness",
-            _show(c["20pkt"]),
-            all(
-                x["fast"] > max(x["newreno"], x["compound"], x["illinois"])
-                for x in c["20pkt"].values()
-            ),
-            "FAST's CoV > every other protocol's, 20 packets, every environment",
+            study="greatest burstiness",
+            points={
+                e: (
+                    v("test_cov", "fast", e, "20pkt"),
+                    above(max(v("test_cov", c, e, "20pkt").mean for c in FOUR if c != "fast")),
+                )
+                for e in envs
+            },
+            check="FAST's CoV > every other protocol's, 20 packets, every environment "
+            "(throughput.toml, one seed)",
         ),
     ]
-    res.values = {"table": d.to_dict("records")}
+    res.values = {"table": tab.to_dict("records")}
     return res
 
 
 def convergence(ctx: Context) -> FigureResult:
-    d = _runs(ctx)
-    horizon = float(d["test_convergence_s"].replace(math.inf, math.nan).max())
+    d = staged(ctx)
+    tab = cell_table(d, STAGED_COLS)
+    conv = tab["test_convergence_s"].replace(math.inf, math.nan)
+    horizon = float(conv.max()) if conv.notna().any() else math.nan
     files = [
         _bars(
             ctx,
-            d,
+            tab,
             [
                 ("test_convergence_s", "test flow: time to 80 % of pre (s)"),
                 # Capped at 3: the lock-out cells (docs/reproductions/002.md) reach 6.8.
@@ -982,59 +1467,34 @@ def convergence(ctx: Context) -> FigureResult:
         "convergence", "convergence time and TCP friendliness of the test flow", files
     )
     res.table = _table(
-        d, ["test_convergence_s", "post_convergence_s", "pre_share", "post_share", "friendliness"]
+        tab, ["test_convergence_s", "post_convergence_s", "pre_share", "post_share", "friendliness"]
     )
-    envs = _envs(d)
-    t = _each(d, "bdp", "test_convergence_s", ("newreno", *HIGH_SPEED))
-    fr = {b: _each(d, b, "friendliness", HIGH_SPEED) for b in BUFS}
+    v = Staged(d)
+    envs = v.envs("bdp")
+    res.claims += _bdp(
+        v,
+        "hs_converge_faster_bdp",
+        "compound_friendlier_than_illinois_bdp",
+        "illinois_most_aggressive_bdp",
+        "illinois_unfriendly_bdp",
+    )
     res.claims += [
-        Claim(
-            "hs_converge_faster_bdp",
-            "under the BDP buffer Compound and Illinois scale much faster than NewReno: "
-            "they reach 80 % of the pre flow sooner than a NewReno test flow (§7.1.1, "
-            "§7.4.4)",
-            "quickly able to scale; Illinois much faster than pre or post",
-            _show(t),
-            all(max(x["compound"], x["illinois"]) < 0.5 * x["newreno"] for x in t.values()),
-            "convergence time of Compound and Illinois < 0.5 × a NewReno test flow's, BDP "
-            "buffer, every environment (never = +inf)",
-        ),
-        Claim(
-            "compound_friendlier_than_illinois_bdp",
-            "in large buffers Compound is the friendliest of the three to TCP, Illinois the "
-            "most aggressive (§7.5)",
-            "Compound friendliest, Illinois most aggressive",
-            _show(fr["bdp"]),
-            all(
-                x["compound"] > max(x["fast"], x["illinois"])
-                and x["illinois"] < min(x["fast"], x["compound"])
-                for x in fr["bdp"].values()
-            ),
-            "friendliness (pre + post goodput over the same with a NewReno test flow): "
-            "Compound highest and Illinois lowest of the three, BDP buffer, every "
-            "environment",
-        ),
-        Claim(
-            "illinois_unfriendly_bdp",
-            "under the BDP buffer Illinois is unfriendly to the NewReno flows (§7.4.4)",
-            "rather unfriendly to both flows",
-            ", ".join(f"{e} {fmt(fr['bdp'][e]['illinois'])}" for e in envs),
-            all(fr["bdp"][e]["illinois"] < 0.9 for e in envs),
-            "friendliness of Illinois < 0.9, BDP buffer, every environment",
-        ),
-        Claim(
+        every(
             "compound_friendliness_drops_stanford",
             "Compound's TCP friendliness drops drastically under the Stanford buffer (§7.4.2)",
-            "drops drastically",
-            ", ".join(
-                f"{e} {fmt(fr['bdp'][e]['compound'])} → {fmt(fr['166pkt'][e]['compound'])}"
+            study="drops drastically",
+            points={
+                f"{e} (BDP {_show(v('friendliness', 'compound', e, 'bdp'))})": (
+                    v("friendliness", "compound", e, "166pkt"),
+                    below(0.8 * v("friendliness", "compound", e, "bdp").mean),
+                )
                 for e in envs
-            ),
-            all(fr["166pkt"][e]["compound"] < 0.8 * fr["bdp"][e]["compound"] for e in envs),
-            "friendliness of Compound at 166 packets < 0.8 × at the BDP, every environment",
+            },
+            check="r of Compound at 166 packets < 0.8 × at the BDP, every environment "
+            "(throughput.toml, one seed)",
         ),
     ]
-    res.values = {"table": d.to_dict("records")}
+    res.values = {"table": tab.to_dict("records")}
     return res
 
 
