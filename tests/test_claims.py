@@ -86,3 +86,25 @@ def test_linear_fit_and_jain():
     assert jain([0, 0, 0]) == 1.0  # the core's convention
     assert jain([1, 1, 1, 1]) == pytest.approx(1.0)
     assert jain([1, 0, 0, 0]) == pytest.approx(0.25)
+
+
+def test_claim_each_holds_only_when_every_point_does():
+    from ccsim.reproduce.claims import claim_each
+
+    ok = claim_each(
+        "k",
+        "t",
+        study="s",
+        points={"a": (Estimate(0.9, 0.01, 5), above(0.8)), "b": (0.1, below(0.2))},
+        check="each",
+    )
+    assert ok.holds is True
+    bad = claim_each(
+        "k",
+        "t",
+        study="s",
+        points={"a": (Estimate(0.9, 0.2, 5), above(0.8)), "b": (0.1, below(0.2))},
+        check="each",
+    )
+    assert bad.holds is False and "fails at: a" in bad.check
+    assert claim_each("k", "t", study="s", points={}, check="each").holds is None

@@ -19,7 +19,7 @@ interval of every sweep table and report.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ccsim import _core
@@ -219,6 +219,31 @@ def claim_all(
     if note:
         check = f"{check}; {note}"
     return Claim(key, text, study, ccsim, ok if values else None, check)
+
+
+def claim_each(
+    key: str,
+    text: str,
+    *,
+    study: str,
+    points: Mapping[str, tuple[Value, Predicate]],
+    check: str,
+    note: str = "",
+) -> Claim:
+    """A claim over several points (environments, protocols), each with its own value
+    and the named predicate it must satisfy (:func:`claim_all`: one predicate for
+    all); a predicate on an Estimate holds only when its whole 95 % interval does. It
+    holds when every point does. No point: nothing to check (quick mode's missing
+    environments)."""
+    if not points:
+        return Claim(key, text, study, "not run in this mode", None, check)
+    bad = [k for k, (v, p) in points.items() if not p(v)]
+    shown = "; ".join(f"{k}: {_show(v)} ({p.describe})" for k, (v, p) in points.items())
+    if bad:
+        check = f"{check}; fails at: {', '.join(bad)}"
+    if note:
+        check = f"{check}; {note}"
+    return Claim(key, text, study, shown, not bad, check)
 
 
 def linear_fit(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float, float]:

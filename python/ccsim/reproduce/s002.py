@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -64,6 +64,7 @@ from ccsim.reproduce.claims import (
     above,
     below,
     claim,
+    claim_each,
     exceeds,
     falls_short_of,
     within,
@@ -245,30 +246,6 @@ def _show(v: Value, digits: int = 3) -> str:
             return "never"
         return v.text(digits)
     return "never" if math.isinf(float(v)) else f"{float(v):.{digits}f}"
-
-
-def every(
-    key: str,
-    text: str,
-    *,
-    study: str,
-    points: Mapping[str, tuple[Value, Predicate]],
-    check: str,
-    note: str = "",
-) -> Claim:
-    """A claim over several points (environments, protocols): each point's value and the
-    named predicate it must satisfy (a predicate on an Estimate holds only when its
-    whole 95 % interval does); it holds when every point does. No point: nothing to
-    check (quick mode's missing environments)."""
-    if not points:
-        return Claim(key, text, study, "not run in this mode", None, check)
-    bad = [k for k, (v, p) in points.items() if not p(v)]
-    shown = "; ".join(f"{k}: {_show(v)} ({p.describe})" for k, (v, p) in points.items())
-    if bad:
-        check = f"{check}; fails at: {', '.join(bad)}"
-    if note:
-        check = f"{check}; {note}"
-    return Claim(key, text, study, shown, not bad, check)
 
 
 def _scaled(v: Estimate, k: float) -> Estimate:
@@ -642,7 +619,7 @@ def calibration_bdp(ctx: Context) -> FigureResult:
         return above(2 * max(g("t90", c, e, b).mean for c in ci))
 
     res.claims += [
-        every(
+        claim_each(
             "cal_bdp_compound_illinois_scale_quickly",
             "alone with the BDP buffer, Compound and Illinois quickly scale and thoroughly "
             "utilize the link (§7.1.1, Figs. 7-10; every environment)",
@@ -655,7 +632,7 @@ def calibration_bdp(ctx: Context) -> FigureResult:
             check=f"time to 90 % of the link ≤ {QUICKLY_S:.0f} s and ≥ 0.9 of it over the "
             "second half of the run, Compound and Illinois, every environment",
         ),
-        every(
+        claim_each(
             "cal_bdp_fast_far_lower",
             "alone with the BDP buffer, FAST is held back by α and attains far lower "
             "throughput than Compound and Illinois (§7.1.1, Figs. 7-10; every environment; "
@@ -664,7 +641,7 @@ def calibration_bdp(ctx: Context) -> FigureResult:
             points=_pts(g, "share", ("fast",), envs, b, half_of_min),
             check="FAST's mean share < 0.5 × min(Compound, Illinois), every environment",
         ),
-        every(
+        claim_each(
             "cal_bdp_fast_stable",
             "alone with the BDP buffer, FAST is exceedingly stable (§7.1.1; every environment)",
             study="exceedingly stable",
@@ -672,7 +649,7 @@ def calibration_bdp(ctx: Context) -> FigureResult:
             check=f"FAST's CoV of the 1 s goodput over the second half < {STEADY_COV}, "
             "every environment",
         ),
-        every(
+        claim_each(
             "cal_bdp_newreno_slower_long_rtt",
             "alone with the BDP buffer, as the RTT grows at the lower rate NewReno scales "
             "much slower than Compound and Illinois (§7.1.1, Figs. 7-8)",
@@ -691,7 +668,7 @@ def calibration_bdp(ctx: Context) -> FigureResult:
             check="NewReno's time to 90 % of the link > 2 × Compound's and Illinois', and "
             "longer at the longer RTT (never = ∞)",
         ),
-        every(
+        claim_each(
             "cal_bdp_newreno_follows_at_high_rate",
             "alone with the BDP buffer at the higher rate, NewReno follows Compound and "
             "Illinois in taking up the bandwidth (§7.1.1, Figs. 9-10)",
@@ -725,7 +702,7 @@ def _gamma_claims(ctx: Context, g: Cal) -> tuple[list[Claim], pd.DataFrame]:
             others = [g("late_cov", c, env, "166pkt") for c in ("newreno", "illinois")]
             timeouts = ge[ge["setting"] == setting]["timeouts"].mean()
             claims.append(
-                every(
+                claim_each(
                     f"cal_stanford_compound_bursty_{_key(setting)}_{env.replace('/', '_')}",
                     f"alone with 166 packets at {env}, Compound with {setting.split()[-1]} "
                     "(at or above the buffer, the study's explanation) displays a lot of "
@@ -760,7 +737,7 @@ def calibration_stanford(ctx: Context) -> FigureResult:
         return above(max(g("late_cov", c, e, b).mean for c in FOUR if c != cc))
 
     res.claims += [
-        every(
+        claim_each(
             "cal_stanford_compound_bursty",
             "alone with 166 packets at the lower rate, Compound (γ = 30, the paper's) "
             "displays a lot of burstiness (§7.1.2, Figs. 11-12)",
@@ -769,7 +746,7 @@ def calibration_stanford(ctx: Context) -> FigureResult:
             check="Compound's CoV of the 1 s goodput (2nd half) the highest of the four, "
             "every lower-rate environment",
         ),
-        every(
+        claim_each(
             "cal_stanford_illinois_steady",
             "alone with 166 packets at the lower rate, Illinois increases its throughput "
             "with little variation (§7.1.2, Figs. 11-12)",
@@ -778,7 +755,7 @@ def calibration_stanford(ctx: Context) -> FigureResult:
             check=f"Illinois' CoV of the 1 s goodput (2nd half) < {STEADY_COV}, every "
             "lower-rate environment",
         ),
-        every(
+        claim_each(
             "cal_stanford_newreno_slower",
             "alone with 166 packets at the lower rate, NewReno scales at a much slower "
             "pace, especially at the longer RTT (§7.1.2, Figs. 11-12)",
@@ -797,7 +774,7 @@ def calibration_stanford(ctx: Context) -> FigureResult:
             check="NewReno's time to 90 % > 2 × Compound's and Illinois', and longer at the "
             "longer RTT",
         ),
-        every(
+        claim_each(
             "cal_stanford_fast_low",
             "alone with 166 packets at the lower rate, FAST's throughput stays low "
             "(§7.1.2, Figs. 11-12)",
@@ -805,7 +782,7 @@ def calibration_stanford(ctx: Context) -> FigureResult:
             points=_pts(g, "share", ("fast",), lo, b, half_of_min),
             check="FAST's mean share < 0.5 × min(Compound, Illinois), every lower-rate environment",
         ),
-        every(
+        claim_each(
             "cal_stanford_fast_steady",
             "alone with 166 packets at the lower rate, FAST remains steady (§7.1.2, Figs. 11-12)",
             study="remains steady",
@@ -813,7 +790,7 @@ def calibration_stanford(ctx: Context) -> FigureResult:
             check=f"FAST's CoV of the 1 s goodput (2nd half) < {STEADY_COV}, every "
             "lower-rate environment",
         ),
-        every(
+        claim_each(
             "cal_stanford_high_rate_quick_but_fast",
             "alone with 166 packets at the higher rate, NewReno, Compound and Illinois "
             "quickly take up the bandwidth available (§7.1.2, Figs. 13-14)",
@@ -822,7 +799,7 @@ def calibration_stanford(ctx: Context) -> FigureResult:
             check=f"90 % of the link within {QUICKLY_S:.0f} s, NewReno, Compound, Illinois, "
             "every higher-rate environment",
         ),
-        every(
+        claim_each(
             "cal_stanford_fast_behind_high_rate",
             "alone with 166 packets at the higher rate, FAST does not take up the "
             'bandwidth as the others do (§7.1.2: "sans Fast", Figs. 13-14)',
@@ -848,7 +825,7 @@ def calibration_tiny(ctx: Context) -> FigureResult:
     e15 = lo[0]  # Fig. 15: the lower rate, short RTT
     e16 = lo[-1]  # Fig. 16: the lower rate, long RTT
     res.claims += [
-        every(
+        claim_each(
             "cal_tiny_compound_suffers",
             "alone with 20 packets at the lower rate, Compound's throughput suffers "
             "severely (§7.1.3, Figs. 15-16)",
@@ -864,7 +841,7 @@ def calibration_tiny(ctx: Context) -> FigureResult:
             check="Compound's mean share at 20 packets < 0.5 × with the BDP buffer, every "
             "lower-rate environment",
         ),
-        every(
+        claim_each(
             "cal_tiny_illinois_builds_up",
             "alone with 20 packets at the lower rate and shorter RTT, Illinois builds up "
             "its throughput, where Compound suffers and NewReno is slower (§7.1.3, Fig. 15)",
@@ -878,7 +855,7 @@ def calibration_tiny(ctx: Context) -> FigureResult:
             },
             check="Illinois' mean share > Compound's and NewReno's",
         ),
-        every(
+        claim_each(
             "cal_tiny_newreno_slower_than_illinois",
             "alone with 20 packets at the lower rate and shorter RTT, NewReno scales at a "
             "much slower pace than Illinois (§7.1.3, Fig. 15)",
@@ -891,7 +868,7 @@ def calibration_tiny(ctx: Context) -> FigureResult:
             },
             check="NewReno's time to 90 % > 2 × Illinois' (never = ∞)",
         ),
-        every(
+        claim_each(
             "cal_tiny_long_rtt_dulls_growth",
             "alone with 20 packets at the lower rate, the longer RTT dulls the growth of "
             "Illinois and NewReno (§7.1.3, Figs. 15-16)",
@@ -907,7 +884,7 @@ def calibration_tiny(ctx: Context) -> FigureResult:
             else {},
             check="mean share at the longer RTT < at the shorter, Illinois and NewReno",
         ),
-        every(
+        claim_each(
             "cal_tiny_compound_burstiest_below_stanford",
             "alone with 20 packets at the lower rate and longer RTT, Compound is the "
             "burstiest of the three high-speed protocols, though less than with 166 "
@@ -927,7 +904,7 @@ def calibration_tiny(ctx: Context) -> FigureResult:
             check="Compound's CoV of the 1 s goodput (2nd half) > FAST's and Illinois', and "
             "< its own with 166 packets",
         ),
-        every(
+        claim_each(
             "cal_tiny_fast_little",
             "alone with 20 packets at the lower rate, FAST is unable to achieve much "
             "throughput (§7.1.3, Fig. 16)",
@@ -935,7 +912,7 @@ def calibration_tiny(ctx: Context) -> FigureResult:
             points=_pts(g, "share", ("fast",), lo, b, lambda c, e: below(0.1)),
             check="FAST's mean share < 0.1 of the link, every lower-rate environment",
         ),
-        every(
+        claim_each(
             "cal_tiny_compound_illinois_quick_high_rate",
             "alone with 20 packets at the higher rate, Compound and Illinois quickly scale "
             "and utilize all of the link (§7.1.3, Figs. 17-18)",
@@ -948,7 +925,7 @@ def calibration_tiny(ctx: Context) -> FigureResult:
             check=f"90 % of the link within {QUICKLY_S:.0f} s and ≥ 0.9 over the second "
             "half, Compound and Illinois, every higher-rate environment",
         ),
-        every(
+        claim_each(
             "cal_tiny_fast_higher_but_not_scaling",
             "alone with 20 packets at the higher rate, FAST's throughput is marginally "
             "higher but it does not scale like Compound and Illinois (§7.1.3, Figs. 17-18)",
@@ -1055,7 +1032,7 @@ def bdp_claims(v: Staged, b: str) -> dict[str, Claim]:
         return v(metric, cc, e, b)
 
     out = [
-        every(
+        claim_each(
             "fast_below_bdp",
             "under the large (BDP) buffer FAST continuously underperforms: below its fair "
             "third of the link and below a NewReno flow in its place" + where,
@@ -1072,7 +1049,7 @@ def bdp_claims(v: Staged, b: str) -> dict[str, Claim]:
             "seeds) below a NewReno test flow's, every environment",
             note=note,
         ),
-        every(
+        claim_each(
             "fast_stable_bdp",
             "FAST is largely stable under the BDP buffer: the steadiest test flow" + where,
             study="stable (§7.2.1)",
@@ -1088,7 +1065,7 @@ def bdp_claims(v: Staged, b: str) -> dict[str, Claim]:
             "(intervals apart where there are seeds), every environment",
             note=note,
         ),
-        every(
+        claim_each(
             "illinois_above_compound_bdp",
             "under the BDP buffer Illinois achieves much higher throughput than Compound" + where,
             study="much higher (§7.2.1)",
@@ -1102,7 +1079,7 @@ def bdp_claims(v: Staged, b: str) -> dict[str, Claim]:
             check="Illinois' share above 1.2 × Compound's (intervals apart where there are "
             "seeds), every environment",
         ),
-        every(
+        claim_each(
             "fast_lowest_bdp_every_env",
             "FAST consistently has far lower throughput than Compound and Illinois "
             "(§7.5; BDP buffer, every environment)" + where,
@@ -1119,7 +1096,7 @@ def bdp_claims(v: Staged, b: str) -> dict[str, Claim]:
             "are seeds), every environment",
             note=note,
         ),
-        every(
+        claim_each(
             "compound_loses_illinois_wins_bdp",
             "in large buffers Compound loses bandwidth to the long-lived NewReno flow, "
             "Illinois outperforms it (§7.5; every environment)" + where,
@@ -1132,7 +1109,7 @@ def bdp_claims(v: Staged, b: str) -> dict[str, Claim]:
             "Compound, below 0 for Illinois (whole interval where there are seeds), every "
             "environment",
         ),
-        every(
+        claim_each(
             "cov_bdp_like_newreno",
             "under the BDP buffer Compound's and Illinois' burstiness is fairly low, largely "
             "the same as NewReno's (§7.3.1)" + where,
@@ -1148,7 +1125,7 @@ def bdp_claims(v: Staged, b: str) -> dict[str, Claim]:
             check=f"the CoV minus NewReno's (paired by seed): within ±{SAME_COV} (the whole "
             "interval where there are seeds), every environment",
         ),
-        every(
+        claim_each(
             "cov_fast_burstier_bdp",
             "under the BDP buffer FAST is slightly burstier than the others (§7.3.1; §7.5 "
             "says the opposite: FAST the most stable under larger buffers)" + where,
@@ -1165,7 +1142,7 @@ def bdp_claims(v: Staged, b: str) -> dict[str, Claim]:
             "there are seeds), every environment",
             note=note,
         ),
-        every(
+        claim_each(
             "hs_converge_faster_bdp",
             "under the BDP buffer Compound and Illinois scale much faster than NewReno: "
             "they reach 80 % of the pre flow sooner than a NewReno test flow (§7.1.1, "
@@ -1183,7 +1160,7 @@ def bdp_claims(v: Staged, b: str) -> dict[str, Claim]:
             "(its interval's low end where there are seeds), every environment (never = "
             "+inf)",
         ),
-        every(
+        claim_each(
             "compound_friendlier_than_illinois_bdp",
             "in large buffers Compound is the friendliest of the three to TCP: it leaves "
             "the NewReno flows closest to what a NewReno flow would (§7.5)" + where,
@@ -1201,7 +1178,7 @@ def bdp_claims(v: Staged, b: str) -> dict[str, Claim]:
             "apart where there are seeds), every environment",
             note=note,
         ),
-        every(
+        claim_each(
             "illinois_most_aggressive_bdp",
             "in large buffers Illinois is the most aggressive of the three: it leaves the "
             "NewReno flows the least (§7.5)" + where,
@@ -1217,7 +1194,7 @@ def bdp_claims(v: Staged, b: str) -> dict[str, Claim]:
             check="Illinois' r below Compound's and FAST's (intervals apart where there are "
             "seeds), every environment",
         ),
-        every(
+        claim_each(
             "illinois_unfriendly_bdp",
             "under the BDP buffer Illinois is unfriendly to the NewReno flows (§7.4.4)" + where,
             study="rather unfriendly to both flows",
@@ -1271,7 +1248,7 @@ def throughput(ctx: Context) -> FigureResult:
         "compound_loses_illinois_wins_bdp",
     )
     res.claims += [
-        every(
+        claim_each(
             "fast_outdone_stanford",
             f"under the Stanford buffer FAST is woefully outdone by the others ({hi})",
             study="woefully outdone (§7.2.2)",
@@ -1284,7 +1261,7 @@ def throughput(ctx: Context) -> FigureResult:
             check="FAST < 0.5 × min(Compound, Illinois) (throughput.toml, one seed)",
             note=", ".join(f"{NAMES[c]} {_show(v('test_share', c, hi, '166pkt'))}" for c in ci),
         ),
-        every(
+        claim_each(
             "all_lose_tiny",
             "all protocols lose throughput as the buffer shrinks to 20 packets (every environment)",
             study="all underperform at 20 packets (§7.2.3)",
@@ -1299,7 +1276,7 @@ def throughput(ctx: Context) -> FigureResult:
             check="link utilization at 20 packets < at the BDP − 0.05, every protocol and "
             "environment (throughput.toml, one seed)",
         ),
-        every(
+        claim_each(
             "fast_surge_tiny_high_rate",
             "under the 20-packet buffer FAST surges in throughput at the higher rate, where "
             "it achieves little at the lower (§7.2.3, Figs. 29-30)",
@@ -1374,7 +1351,7 @@ def cov(ctx: Context) -> FigureResult:
 
     res.claims += _bdp(v, "cov_bdp_like_newreno", "cov_fast_burstier_bdp")
     res.claims += [
-        every(
+        claim_each(
             "cov_rtt_not_rate_bdp",
             "under the BDP buffer a longer RTT, not a higher rate, makes FAST and NewReno "
             "burstier (§7.3.1, Figs. 32-33)",
@@ -1390,7 +1367,7 @@ def cov(ctx: Context) -> FigureResult:
             check="CoV at 100 ms > at 50 ms, same rate, FAST and NewReno (throughput.toml, "
             "one seed)",
         ),
-        every(
+        claim_each(
             "cov_stanford_less_stable",
             "under the Stanford buffer the stability of the protocols begins to suffer (§7.3.2)",
             study="CoV rises",
@@ -1398,7 +1375,7 @@ def cov(ctx: Context) -> FigureResult:
             check="CoV at 166 packets > at the BDP, every protocol and environment "
             "(throughput.toml, one seed)",
         ),
-        every(
+        claim_each(
             "cov_fast_burstiest_stanford",
             "under the Stanford buffer FAST is far burstier than the other high-speed "
             "protocols (§7.3.2)",
@@ -1416,7 +1393,7 @@ def cov(ctx: Context) -> FigureResult:
             check="FAST's CoV > 2 × Compound's and Illinois', 166 packets, every environment "
             "(throughput.toml, one seed)",
         ),
-        every(
+        claim_each(
             "cov_all_burstier_tiny",
             "all protocols become burstier as the buffer falls (§7.5)",
             study="extreme burstiness at small buffers",
@@ -1424,7 +1401,7 @@ def cov(ctx: Context) -> FigureResult:
             check="CoV at 20 packets > at the BDP, every protocol and environment "
             "(throughput.toml, one seed)",
         ),
-        every(
+        claim_each(
             "cov_fast_burstiest_tiny",
             "under the 20-packet buffer FAST's burstiness outpaces NewReno's, Compound's "
             "and Illinois' (§7.3.3, §7.5)",
@@ -1479,7 +1456,7 @@ def convergence(ctx: Context) -> FigureResult:
         "illinois_unfriendly_bdp",
     )
     res.claims += [
-        every(
+        claim_each(
             "compound_friendliness_drops_stanford",
             "Compound's TCP friendliness drops drastically under the Stanford buffer (§7.4.2)",
             study="drops drastically",
