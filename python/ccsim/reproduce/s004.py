@@ -276,7 +276,7 @@ def _two_flow(ctx: Context, name: str) -> FigureResult:
                 study="shown, no number",
                 value=late,
                 test=falls_short_of(early, label=f"the early flow's {early.text(0)} Mb/s"),
-                digits=0,
+                shown=f"{late.text(0)} Mb/s",
             ),
             claim(
                 "partial_fairer",
