@@ -25,7 +25,7 @@ use crate::records::{
     Capacity, EngineKind, FlowCounts, FlowRecord, LinkCounts, LinkRecord, QueueBalance, Records,
     RunInfo, SeriesBuf, SeriesMetric,
 };
-use crate::scenario::fluid::{FluidSpec, Level, Policy};
+use crate::scenario::fluid::{Cut, FluidSpec, Level, Policy};
 use crate::scenario::Scenario;
 use crate::units::Time;
 
@@ -208,6 +208,8 @@ struct Model {
     level: Level,
     min_level: f64,
     policy: Policy,
+    /// `fluid.cut`: once per RTT (TCP, default) or per lost packet (eq. 2).
+    per_packet: bool,
     red: Option<FluidRed>,
     /// `metrics.sync_gap`: the congestion-event span, in place of one mean RTT.
     sync_gap: Option<f64>,
@@ -247,6 +249,19 @@ fn steps_in(from: u64, to: u64, warm: u64) -> u64 {
 
 /// A flow's route: (link, one-way propagation delay from the sender to its queue, s).
 type Route = Vec<(usize, f64)>;
+
+/// `cut = "per_packet"`: the window after `n` lost packets (n may be fractional: the
+/// fluid loss mass of a step, in packets) when one loss takes `w` to `once` (the law's
+/// own decrease, W·(1 − b)). Study 004 eq. (2), dW/dt = … − W·b·λ, applied per lost
+/// packet: each packet W ← (1 − b)·W, so W·(1 − b)^n; to first order in n this is
+/// eq. (2)'s −W·b·n. Not below the law's floor (2 packets, or W if already below).
+#[inline]
+pub(crate) fn per_packet_cut(w: f64, once: f64, n: f64) -> f64 {
+    if w.is_nan() || w <= 0.0 || n <= 0.0 {
+        return w;
+    }
+    (w * (once / w).powf(n)).max(w.min(2.0))
+}
 
 impl Model {
     /// The fluid model of a scenario's plan: a queue at every link the topology
@@ -459,6 +474,7 @@ impl Model {
             level: sy.level(),
             min_level: sy.min_level.unwrap_or(0.0),
             policy: sy.policy,
+            per_packet: fs.cut == Cut::PerPacket,
             red: match &sc.topology.queue {
                 QueueSpec::Red(cfg) => Some(FluidRed::new(cfg, sc.topology.rate().as_f64())),
                 // The scenario check lets only drop-tail and RED through.
@@ -716,7 +732,23 @@ impl Model {
 
             // Loss signal one feedback delay late (filed in the calendar by the queue).
             let lost = std::mem::take(&mut f.cal[f.c_pos]);
-            if lost > 0.0 {
+            if lost > 0.0 && self.per_packet {
+                // `cut = "per_packet"` (opt-in): eq. (2) per lost packet, no once-per-RTT
+                // rule; the law's own cut gives b at this window.
+                if f.first_drop_cwnd.is_nan() {
+                    f.first_drop_cwnd = f.w;
+                }
+                let once = f.law.on_loss(f.w, t);
+                f.w = per_packet_cut(f.w, once, lost / f.size);
+                f.ssthresh = f.w;
+                // Loss events counted as in the default mode (at most one per RTT).
+                if t >= f.next_reduce {
+                    f.next_reduce = t + r;
+                    if measuring {
+                        f.loss_events += 1;
+                    }
+                }
+            } else if lost > 0.0 {
                 let indicated = if self.red.is_some() {
                     // RED: sparse random drops; a loss indication per lost packet
                     // (integrate-and-fire on the fluid loss mass).
@@ -1141,4 +1173,68 @@ pub fn run(
 /// Check that a scenario's plan builds a fluid model (`run::validate`).
 pub fn check(sc: &Scenario, plan: &Plan) -> Result<(), ScenarioError> {
     Model::routed(sc, plan, sc.seed).map(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::per_packet_cut;
+    use crate::cc::{fluid_law, FluidLaw, Profile};
+
+    fn law(name: &str) -> crate::cc::AnyFluidLaw {
+        let mut l = fluid_law(name, &toml::value::Table::new(), Profile::Ns2).unwrap();
+        l.start(0.0, 0.1);
+        l
+    }
+
+    /// Study 004 eq. (2) per loss: every lost packet is one decrease W ← W − W·b(W),
+    /// with the law's own b. A run of single-packet losses through `per_packet_cut`
+    /// must follow that recursion exactly, for AIMD (b = 1/2), HSTCP (b(W) of RFC 3649)
+    /// and STCP (b = 1/8).
+    #[test]
+    fn per_packet_cut_is_eq2_applied_per_lost_packet() {
+        for (name, b_at_1000) in [("reno", 0.5), ("scalable", 0.125), ("highspeed", f64::NAN)] {
+            let mut l = law(name);
+            let mut w = 1000.0;
+            // The recursion of eq. (2)'s per-loss form, W_{k+1} = W_k·(1 − b(W_k)).
+            let mut expect = 1000.0;
+            for k in 0..5 {
+                let once = l.on_loss(w, k as f64);
+                let b = 1.0 - once / w;
+                if k == 0 && b_at_1000.is_finite() {
+                    assert!((b - b_at_1000).abs() < 1e-12, "{name}: b = {b}");
+                }
+                expect -= expect * b;
+                w = per_packet_cut(w, once, 1.0);
+                assert!(
+                    (w - expect).abs() <= 1e-9 * expect,
+                    "{name} loss {k}: {w} vs {expect}"
+                );
+            }
+        }
+    }
+
+    /// The fluid loss mass of a step is fractional: n packets lost over one step cut
+    /// the window as n single losses would (for a constant b), and a small loss mass
+    /// n gives eq. (2)'s first-order decrease W·b·n.
+    #[test]
+    fn per_packet_cut_composes_and_is_first_order_eq2() {
+        let (w, b) = (800.0, 0.5);
+        let once = w * (1.0 - b);
+        let three = per_packet_cut(w, once, 3.0);
+        assert!((three - w * 0.125).abs() < 1e-9, "{three}");
+        let w1 = per_packet_cut(w, once, 0.5);
+        let half_twice = per_packet_cut(w1, w1 * (1.0 - b), 0.5);
+        assert!((half_twice - once).abs() < 1e-9, "{half_twice}");
+        // Eq. (2)'s decrease term over a step that loses n packets is W·b·n; the
+        // per-packet form W·(1 − (1 − b)^n) agrees with it to first order in b.
+        for n in [1e-3, 1e-2, 0.5] {
+            let small_b = 1e-4;
+            let dw = w - per_packet_cut(w, w * (1.0 - small_b), n);
+            assert!((dw / (w * small_b * n) - 1.0).abs() < 1e-3, "n {n}: {dw}");
+        }
+        // Never below the law's floor; no loss, no change.
+        assert_eq!(per_packet_cut(10.0, 5.0, 1e6), 2.0);
+        assert_eq!(per_packet_cut(1.5, 1.5, 3.0), 1.5);
+        assert_eq!(per_packet_cut(10.0, 5.0, 0.0), 10.0);
+    }
 }

@@ -15,6 +15,23 @@ pub struct FluidSpec {
     pub step: Option<Dur>,
     /// Loss synchronization (study 004 §4.3); absent: every flow loses (eq. 5–6).
     pub sync: Option<SyncSpec>,
+    /// How a loss signal lowers the window; default: once per RTT, as TCP.
+    #[serde(default)]
+    pub cut: Cut,
+}
+
+/// `cut`: how the losses a flow records lower its window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cut {
+    /// One multiplicative decrease W ← (1 − b)·W per loss indication, at most once per
+    /// RTT (TCP's fast recovery: the losses of one window are one signal). The default.
+    #[default]
+    PerRtt,
+    /// Study 004 eq. (2) per lost packet: every lost packet cuts W ← (1 − b)·W, so a
+    /// step that loses n packets gives W·(1 − b)^n (eq. 2's −W·b·λ to first order),
+    /// with no once-per-RTT rule. Opt-in; not TCP's behaviour.
+    PerPacket,
 }
 
 impl FluidSpec {
