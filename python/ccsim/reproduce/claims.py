@@ -227,14 +227,22 @@ def claim_each(
     *,
     study: str,
     points: Mapping[str, tuple[Value, Predicate]],
-    check: str,
+    check: str = "",
     note: str = "",
 ) -> Claim:
-    """A claim over several points (environments, protocols), each with its own value
-    and the named predicate it must satisfy (:func:`claim_all`: one predicate for
-    all); a predicate on an Estimate holds only when its whole 95 % interval does. It
-    holds when every point does. No point: nothing to check (quick mode's missing
-    environments)."""
+    """A claim over several points (environments, protocols, buffers, m), each with its
+    own value and the named predicate it must satisfy (:func:`claim_all`: one predicate
+    for all); a predicate on an Estimate holds only when its whole 95 % interval does.
+    It holds when every point does; the report lists every point and names those that
+    fail. *check* defaults to the predicates' descriptions. No point: nothing to check
+    (quick mode's missing environments)."""
+    if not check:
+        described = {p.describe for _, p in points.values()}
+        check = (
+            f"{next(iter(described))} at each point"
+            if len(described) == 1
+            else "each point: " + "; ".join(f"{k} {p.describe}" for k, (_, p) in points.items())
+        )
     if not points:
         return Claim(key, text, study, "not run in this mode", None, check)
     bad = [k for k, (v, p) in points.items() if not p(v)]

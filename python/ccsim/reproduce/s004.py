@@ -34,10 +34,10 @@ from ccsim.reproduce import (
 )
 from ccsim.reproduce.claims import (
     Estimate,
-    Predicate,
     above,
     below,
     claim,
+    claim_each,
     estimates,
     exceeds,
     falls_short_of,
@@ -107,31 +107,6 @@ def _by(runs: pd.DataFrame, key: str, metric: str) -> dict[Any, Estimate]:
     """Mean and 95 % interval of *metric* per value of *key* (over the seeds)."""
     e = estimates(runs, [key], metric)
     return {k: _est(r) for k, r in zip(e[key], (r for _, r in e.iterrows()), strict=True)}
-
-
-def _each(
-    key: str,
-    text: str,
-    *,
-    study: str,
-    cases: Mapping[str, tuple[Estimate | float, Predicate]],
-    note: str = "",
-) -> Claim:
-    """One claim over several points (buffers, m): it holds when each point's
-    predicate holds on its estimate; the report lists every point and which fail."""
-    bad = [k for k, (v, p) in cases.items() if not p(v)]
-    shown = "; ".join(f"{k}: {v:.3f}" for k, (v, _) in cases.items())
-    checks = {p.describe for _, p in cases.values()}
-    check = (
-        f"{next(iter(checks))} at each point"
-        if len(checks) == 1
-        else "each point: " + "; ".join(f"{k} {p.describe}" for k, (_, p) in cases.items())
-    )
-    if bad:
-        check += f" (fails at {', '.join(bad)})"
-    if note:
-        check += f"; {note}"
-    return Claim(key, text, study, shown, not bad, check)
 
 
 # ------------------------------------------------------------------ Figures 2-4
@@ -416,22 +391,22 @@ def _buffer_figure(
 
 
 def _desync_claim(tab: pd.DataFrame, who: str, fracs, study="X = 0.3 above X = 1 (figure)"):
-    return _each(
+    return claim_each(
         "desync_raises_util",
         f"lower synchronization (X = 0.3) raises {who}'s utilization at small buffers",
         study=study,
-        cases={
+        points={
             f"{f:g} BDP": (_u(tab, f, 0.3), exceeds(_u(tab, f, 1.0), label="X = 1")) for f in fracs
         },
     )
 
 
 def _above90_claim(tab: pd.DataFrame, who: str) -> Claim:
-    return _each(
+    return claim_each(
         "above_90_at_0.1",
         f"a buffer of < 10 % of the BDP gives {who} more than 90 % utilization (conclusion i)",
         study="> 0.90",
-        cases={f"0.1 BDP, X = {x:g}": (_u(tab, 0.1, x), above(0.9)) for x in (0.3, 1.0)},
+        points={f"0.1 BDP, X = {x:g}": (_u(tab, 0.1, x), above(0.9)) for x in (0.3, 1.0)},
     )
 
 
@@ -495,11 +470,11 @@ def fig9a(ctx: Context) -> FigureResult:
 def fig9b(ctx: Context) -> FigureResult:
     res, tab = _fig9(ctx, "b", "cubic")
     res.claims += [
-        _each(
+        claim_each(
             "below_90_small",
             "CUBIC is drastically affected by small buffers: < 90 % utilization for every X",
             study="< 0.90",
-            cases={
+            points={
                 f"{f:g} BDP, X = {x:g}": (_u(tab, f, x), below(0.9))
                 for f in (0.02, 0.05)
                 for x in (1.0, 0.3)
@@ -670,11 +645,11 @@ def fig10a(ctx: Context) -> FigureResult:
     res, tab = _vs_m(ctx, "fig10a", "Fig. 10(a) 10 CUBIC flows, 10 Gb/s, 0.1 BDP")
     res.claims += [
         _falls_claim(tab, "util", "utilization improves as m decreases"),
-        _each(
+        claim_each(
             "jain_near_1",
             "fairness is good (near 1) when all flows are synchronized and as m decreases",
             study="figure",
-            cases={f"m = {m}": (_m(tab, m, "jain"), above(0.9)) for m in tab["m"]},
+            points={f"m = {m}": (_m(tab, m, "jain"), above(0.9)) for m in tab["m"]},
         ),
     ]
     return res
@@ -685,11 +660,11 @@ def fig10b(ctx: Context) -> FigureResult:
     mid = [m for m in tab["m"] if 3 <= m <= 5]
     best_mid = max(mid, key=lambda m: _m(tab, m, "util").mean)
     res.claims += [
-        _each(
+        claim_each(
             "util_peak_3_5",
             "highest utilization for m = 3 to 5",
             study="m = 3-5",
-            cases={
+            points={
                 f"m = {m}": (_m(tab, best_mid, "util"), exceeds(_m(tab, m, "util")))
                 for m in tab["m"]
                 if m not in mid
@@ -715,11 +690,11 @@ def fig10c(ctx: Context) -> FigureResult:
             shown=f"r² = {r2:.2f}, slope {slope:+.4f} per flow",
             note="r² of a least-squares line through the means; slope < 0 is the trend claim",
         ),
-        _each(
+        claim_each(
             "util_wide_range",
             "H-TCP performs well in a wide range of m",
             study="figure",
-            cases={f"m = {m}": (_m(tab, m, "util"), above(0.95)) for m in tab["m"]},
+            points={f"m = {m}": (_m(tab, m, "util"), above(0.95)) for m in tab["m"]},
         ),
     ]
     res.values["linear_fit"] = {"slope": slope, "r2": r2}
@@ -753,11 +728,11 @@ def _fig12_claims(tab: pd.DataFrame, tag: str = "") -> list[Claim]:
     low = [m for m in tab["m"] if m < 4]
     what = " with the per-packet cut" if tag else ""
     return [
-        _each(
+        claim_each(
             f"low_m_fairer{tag}",
             f"fairness improves as m decreases below 4 (poor for m > 4){what}",
             study="figure",
-            cases={
+            points={
                 f"m = {m}": (
                     _m(tab, m, "jain"),
                     exceeds(_m(tab, best_j, "jain"), margin=0.1, label=f"m = {best_j}"),
@@ -766,11 +741,11 @@ def _fig12_claims(tab: pd.DataFrame, tag: str = "") -> list[Claim]:
             },
             note="each m < 4 against the fairest m > 4",
         ),
-        _each(
+        claim_each(
             f"low_m_util{tag}",
             f"utilization improves as m decreases below 4 (poor for m > 4){what}",
             study="figure",
-            cases={
+            points={
                 f"m = {m}": (
                     _m(tab, m, "util"),
                     exceeds(_m(tab, best_u, "util"), margin=0.01, label=f"m = {best_u}"),
@@ -792,11 +767,11 @@ def fig12(ctx: Context) -> FigureResult:
         "Fig. 12 2 × (AIMD, HSTCP, CUBIC, H-TCP, STCP), 10 Gb/s",
         extra={"per_packet": pp},
     )
-    fair_12 = _each(
+    fair_12 = claim_each(
         "fair_m_1_2",
         "fairness good for the smallest m (m = 1, 2: Jain > 0.9)",
         study="figure",
-        cases={f"m = {m}": (_m(tab, m, "jain"), above(0.9)) for m in (1, 2)},
+        points={f"m = {m}": (_m(tab, m, "jain"), above(0.9)) for m in (1, 2)},
     )
     res.claims += [fair_12, *_fig12_claims(tab), *_fig12_claims(pp, "_per_packet")]
     res.values["per_packet"] = pp.to_dict("records")
