@@ -278,3 +278,16 @@ def jain(values: Sequence[float]) -> float:
     vals = [float(v) for v in values]
     s, s2 = sum(vals), sum(v * v for v in vals)
     return 1.0 if s2 == 0 else s * s / (len(vals) * s2)
+
+
+def jain_rows(x):
+    """Jain's index of each row of a 2-D array (e.g. the flows' cumulative throughputs at
+    each sample time), with the core's convention: 1 where a row is all zero."""
+    import numpy as np
+
+    x = np.asarray(x, dtype=float)
+    s2 = (x * x).sum(axis=1)
+    out = np.ones(len(x))
+    nz = s2 > 0
+    out[nz] = x[nz].sum(axis=1) ** 2 / (x.shape[1] * s2[nz])
+    return out

@@ -38,6 +38,7 @@ from ccsim.reproduce.claims import (
     estimates,
     exceeds,
     falls_short_of,
+    jain_rows,
     within,
     within_rel,
 )
@@ -611,9 +612,8 @@ def fig6_data(ctx: Context) -> tuple[pd.DataFrame, pd.DataFrame]:
     for _, row in runs.iterrows():
         run = sw.load(row["run_id"])
         t, cum = _cumulative(run)
-        n = cum.shape[1]
         agg = cum.sum(axis=1) * 8 / np.maximum(t, 1e-9)
-        jain = cum.sum(axis=1) ** 2 / np.maximum(n * (cum**2).sum(axis=1), 1e-30)
+        jain = jain_rows(cum)
         cw = _flow_series(run, "cwnd_pkts")
         first = []
         for c in cw.columns:
@@ -830,7 +830,6 @@ def fig9_series(sw, d: pd.DataFrame) -> pd.DataFrame:
         ths = _flow_series(run, "throughput_bps")
         rtt = run.flows.set_index("flow")["rtt_prop_s"].reindex(ths.columns).to_numpy(float)
         xr = cum * rtt[None, :]
-        n = cum.shape[1]
         rows.append(
             pd.DataFrame(
                 {
@@ -838,7 +837,7 @@ def fig9_series(sw, d: pd.DataFrame) -> pd.DataFrame:
                     "buffer": r.buffer,
                     "t": t,
                     "agg_bps": cum.sum(axis=1) * 8 / np.maximum(t, 1e-9),
-                    "jain_rtt": xr.sum(axis=1) ** 2 / np.maximum(n * (xr**2).sum(axis=1), 1e-30),
+                    "jain_rtt": jain_rows(xr),
                 }
             )
         )
