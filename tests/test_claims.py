@@ -108,3 +108,10 @@ def test_claim_each_holds_only_when_every_point_does():
     )
     assert bad.holds is False and "fails at: a" in bad.check
     assert claim_each("k", "t", study="s", points={}, check="each").holds is None
+
+
+def test_jain_rows_follows_the_core_on_zero_rows():
+    from ccsim.reproduce.claims import jain_rows
+
+    out = jain_rows([[0, 0, 0], [1, 1, 1], [3, 0, 0]])
+    assert list(out) == pytest.approx([1.0, 1.0, 1 / 3])
