@@ -6,6 +6,7 @@
 
 pub mod delivery;
 pub mod pacer;
+pub mod rack;
 pub mod receiver;
 pub mod round;
 pub mod rtt;

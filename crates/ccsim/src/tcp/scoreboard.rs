@@ -15,12 +15,28 @@ pub struct Scoreboard {
     rxt_next: u64,
     /// Un-SACKed segments below this are lost (RFC 6675 IsLost, as a boundary).
     lost_end: u64,
+    /// Un-SACKed segments below this are lost by RACK's clock (RFC 8985 §6.2, tcp/rack.rs):
+    /// the boundary only moves up until a timeout.
+    rack_lost: u64,
 }
 
 impl Scoreboard {
     /// Merge an ACK's SACK blocks (RFC 6675 §5 step (A) "Update"), clipped to
     /// [snd_una, high_tx).
+    #[inline]
     pub fn update(&mut self, blocks: impl Iterator<Item = (u64, u64)>, snd_una: u64, high_tx: u64) {
+        self.update_with(blocks, snd_una, high_tx, |_, _| {});
+    }
+
+    /// `update`, telling `newly` each range [a, b) that no earlier ACK had SACKed (RACK's
+    /// newly delivered segments, RFC 8985 §6.2 step 2).
+    pub fn update_with(
+        &mut self,
+        blocks: impl Iterator<Item = (u64, u64)>,
+        snd_una: u64,
+        high_tx: u64,
+        mut newly: impl FnMut(u64, u64),
+    ) {
         for (s, e) in blocks {
             let s = s.max(snd_una);
             let e = e.min(high_tx);
@@ -30,6 +46,16 @@ impl Scoreboard {
             // Ranges that overlap or touch [s, e) are i..j; replace them by one.
             let i = self.sacked.partition_point(|&(_, re)| re < s);
             let j = self.sacked.partition_point(|&(rs, _)| rs <= e);
+            let mut x = s;
+            for &(rs, re) in &self.sacked[i..j] {
+                if rs.min(e) > x {
+                    newly(x, rs.min(e));
+                }
+                x = x.max(re);
+            }
+            if e > x {
+                newly(x, e);
+            }
             if i < j {
                 let ns = s.min(self.sacked[i].0);
                 let ne = e.max(self.sacked[j - 1].1);
@@ -56,6 +82,7 @@ impl Scoreboard {
         self.sacked.clear();
         self.rxt_next = snd_una;
         self.lost_end = snd_una;
+        self.rack_lost = snd_una;
     }
 
     /// A timeout that keeps what was SACKed (Linux `tcp_timeout_mark_lost`): nothing
@@ -63,6 +90,22 @@ impl Scoreboard {
     pub fn enter_loss(&mut self, snd_una: u64) {
         self.rxt_next = snd_una;
         self.lost_end = snd_una;
+        self.rack_lost = snd_una;
+    }
+
+    /// Whether anything above snd_una is SACKed (RACK.segs_sacked > 0).
+    pub fn any_sacked(&self) -> bool {
+        !self.sacked.is_empty()
+    }
+
+    /// RACK's lost boundary (tcp/rack.rs): where its walk starts.
+    pub fn rack_lost(&self) -> u64 {
+        self.rack_lost
+    }
+
+    /// RACK marked every un-SACKed segment below `end` lost.
+    pub fn set_rack_lost(&mut self, end: u64) {
+        self.rack_lost = self.rack_lost.max(end);
     }
 
     /// Recovery begins with the retransmission of `seq` (RFC 6675 §5 step (4.3)).
@@ -85,14 +128,15 @@ impl Scoreboard {
 
     /// RFC 6675 IsLost, as a boundary: a segment is lost when at least DupThresh
     /// SACKed segments lie above it, so every un-SACKed segment below the
-    /// DupThresh-th SACKed segment from the top is lost. Returns the boundary.
+    /// DupThresh-th SACKed segment from the top is lost; so is every un-SACKed segment
+    /// RACK marked (`set_rack_lost`). Returns the boundary.
     pub fn compute_lost_end(&mut self, snd_una: u64, dupthresh: u32) -> u64 {
         let need = dupthresh.max(1) as u64;
         let mut acc = 0;
-        self.lost_end = snd_una;
+        self.lost_end = snd_una.max(self.rack_lost);
         for &(s, e) in self.sacked.iter().rev() {
             if acc + (e - s) >= need {
-                self.lost_end = e - (need - acc);
+                self.lost_end = self.lost_end.max(e - (need - acc));
                 break;
             }
             acc += e - s;
@@ -122,6 +166,12 @@ impl Scoreboard {
         x
     }
 
+    /// The lowest SACKed segment at or above `x` (u64::MAX if none).
+    pub fn next_sacked(&self, x: u64) -> u64 {
+        let i = self.sacked.partition_point(|&(_, e)| e <= x);
+        self.sacked.get(i).map_or(u64::MAX, |&(s, _)| s.max(x))
+    }
+
     /// RFC 6675 §4 NextSeg: (1) the lowest lost segment above HighRxt, (2) new data
     /// when `new_data` (the sender has some and the receive window allows it), (3) the
     /// lowest un-SACKed segment above HighRxt below HighACK. Rule 4 (rescue
@@ -149,6 +199,18 @@ mod tests {
         let mut sb = Scoreboard::default();
         sb.update([(3, 6), (1, 2), (6, 10)].into_iter(), 0, 10);
         sb
+    }
+
+    /// `update_with` reports exactly the segments no earlier block covered.
+    #[test]
+    fn update_with_reports_newly_sacked_ranges() {
+        let mut sb = two_holes();
+        let mut got = Vec::new();
+        sb.update_with([(0, 12)].into_iter(), 0, 11, |a, b| got.push((a, b)));
+        assert_eq!(got, vec![(0, 1), (2, 3), (10, 11)]);
+        got.clear();
+        sb.update_with([(3, 5)].into_iter(), 0, 11, |a, b| got.push((a, b)));
+        assert!(got.is_empty());
     }
 
     #[test]
