@@ -146,8 +146,7 @@ fn hystart_mode(p: &mut Params, linux: bool) -> Result<HyStartMode, String> {
             Ok(_) => HyStartMode::Classic,
             Err(_) => {
                 return Err(
-                    "hystart: expected \"classic\", \"hystart++\", \"off\", true or false"
-                        .into(),
+                    "hystart: expected \"classic\", \"hystart++\", \"off\", true or false".into(),
                 )
             }
         },
@@ -949,7 +948,11 @@ mod tests {
             let mut c = hspp();
             let mut w = state(10.0, f64::INFINITY);
             let mut now = Time::from_secs(1);
-            assert_eq!(hspp_round(&mut c, &mut w, &mut now, ms(100), 8), 8.0, "slow start");
+            assert_eq!(
+                hspp_round(&mut c, &mut w, &mut now, ms(100), 8),
+                8.0,
+                "slow start"
+            );
             let mut gains = Vec::new();
             for _ in 0..10 {
                 let before = w.cwnd;
@@ -1017,15 +1020,34 @@ mod tests {
             CubicConfig::from_params(&mut Params::new("cubic", &t, profile)).map(|c| c.hystart)
         };
         let s = |x: &str| toml::Value::String(x.into());
-        assert_eq!(mode(s("hystart++"), Profile::Linux), Ok(HyStartMode::PlusPlus));
+        assert_eq!(
+            mode(s("hystart++"), Profile::Linux),
+            Ok(HyStartMode::PlusPlus)
+        );
         assert_eq!(mode(s("classic"), Profile::Ns2), Ok(HyStartMode::Classic));
         assert_eq!(mode(s("off"), Profile::Linux), Ok(HyStartMode::Off));
-        assert_eq!(mode(toml::Value::Boolean(true), Profile::Ns2), Ok(HyStartMode::Classic));
-        assert_eq!(mode(toml::Value::Boolean(false), Profile::Linux), Ok(HyStartMode::Off));
-        assert!(mode(s("hystart+"), Profile::Linux).unwrap_err().contains("hystart++"));
+        assert_eq!(
+            mode(toml::Value::Boolean(true), Profile::Ns2),
+            Ok(HyStartMode::Classic)
+        );
+        assert_eq!(
+            mode(toml::Value::Boolean(false), Profile::Linux),
+            Ok(HyStartMode::Off)
+        );
+        assert!(mode(s("hystart+"), Profile::Linux)
+            .unwrap_err()
+            .contains("hystart++"));
         let none = toml::value::Table::new();
-        let d = |p| CubicConfig::from_params(&mut Params::new("cubic", &none, p)).unwrap().hystart;
-        assert_eq!(d(Profile::Linux), HyStartMode::Classic, "Linux runs classic HyStart");
+        let d = |p| {
+            CubicConfig::from_params(&mut Params::new("cubic", &none, p))
+                .unwrap()
+                .hystart
+        };
+        assert_eq!(
+            d(Profile::Linux),
+            HyStartMode::Classic,
+            "Linux runs classic HyStart"
+        );
         assert_eq!(d(Profile::Ns3), HyStartMode::Classic);
         assert_eq!(d(Profile::Ns2), HyStartMode::Off);
     }

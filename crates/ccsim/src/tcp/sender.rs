@@ -476,13 +476,16 @@ impl Sender {
     /// unless in recovery or Loss, something is SACKed (the reordering timer covers it),
     /// or nothing is out. Called at the end of every send attempt (each ACK ends in one).
     fn arm_pto(&mut self, now: Time) {
-        self.tlp_at = (self.state == CaState::Open
-            && self.snd_una < self.high_tx
-            && !self.sb.any_sacked())
-        .then(|| {
-            let left = self.rto_deadline.map(|d| d.saturating_sub(now));
-            now + rack::pto(self.rtt.srtt().map(|_| self.rtt.srtt_time()), self.in_flight(), left)
-        });
+        self.tlp_at =
+            (self.state == CaState::Open && self.snd_una < self.high_tx && !self.sb.any_sacked())
+                .then(|| {
+                    let left = self.rto_deadline.map(|d| d.saturating_sub(now));
+                    now + rack::pto(
+                        self.rtt.srtt().map(|_| self.rtt.srtt_time()),
+                        self.in_flight(),
+                        left,
+                    )
+                });
     }
 
     /// The sender's next timer: the RTO, or with RACK the reordering timer or the PTO if
@@ -588,8 +591,7 @@ impl Sender {
             return false;
         };
         self.reo_at = None;
-        if self.state == CaState::Loss
-            || !(self.sb.any_sacked() || self.state == CaState::Recovery)
+        if self.state == CaState::Loss || !(self.sb.any_sacked() || self.state == CaState::Recovery)
         {
             return false;
         }
@@ -1654,10 +1656,10 @@ mod tests {
         for rack in [true, false] {
             let mut s = rack_sender(rack, 10.0, None);
             let mut out = Vec::new();
-            s.on_ack(&ack0(7, (S0 + ms(100))), (S0 + ms(100)), &mut out);
-            let t1 = (S0 + ms(100)) + Time::from_micros(1);
+            s.on_ack(&ack0(7, S0 + ms(100)), S0 + ms(100), &mut out);
+            let t1 = S0 + ms(100) + Time::from_micros(1);
             s.on_ack(&sack_ack(7, &[(8, 9)], t1, S0), t1, &mut out);
-            let t2 = (S0 + ms(100)) + Time::from_micros(2);
+            let t2 = S0 + ms(100) + Time::from_micros(2);
             s.on_ack(&sack_ack(7, &[(8, 10)], t2, S0), t2, &mut out);
             assert_eq!(s.state(), CaState::Open);
             assert_eq!(s.stats.retransmits, 0);
@@ -1692,8 +1694,8 @@ mod tests {
         for (delay_ms, spurious) in [(10, false), (30, true)] {
             let mut s = rack_sender(true, 10.0, None);
             let mut out = Vec::new();
-            s.on_ack(&ack0(7, (S0 + ms(100))), (S0 + ms(100)), &mut out);
-            let t1 = (S0 + ms(100)) + Time::from_micros(1);
+            s.on_ack(&ack0(7, S0 + ms(100)), S0 + ms(100), &mut out);
+            let t1 = S0 + ms(100) + Time::from_micros(1);
             s.on_ack(&sack_ack(7, &[(8, 10)], t1, S0), t1, &mut out);
             let late = S0 + ms(100 + delay_ms);
             if let Some(d) = s.timer_deadline().filter(|&d| d <= late) {
@@ -1790,7 +1792,11 @@ mod tests {
             assert_eq!(s.in_flight(), 1);
             let srtt = s.rtt.srtt_time();
             let pto = Time(2 * srtt.ps()) + ms(200);
-            let want = if capped { s.rto_deadline.unwrap() } else { t + pto };
+            let want = if capped {
+                s.rto_deadline.unwrap()
+            } else {
+                t + pto
+            };
             assert_eq!(s.tlp_at, Some(want), "min_rto {min_rto}");
         }
     }
