@@ -42,6 +42,12 @@ pub struct Rack {
     fack: u64,
     /// RACK.reordering_seen (§6.2 step 3).
     pub reordering_seen: bool,
+    /// RACK.min_RTT: the least `now − xmit_ts` of a first transmission delivered. As
+    /// Linux's `tcp_min_rtt`, which `tcp_ack_update_rtt` feeds with `ca_rtt_us`, the RTT
+    /// of the most recently sent segment an ACK delivers; not the sender's RFC 6298
+    /// samples, which echo the timestamp of the first of two delayed-ACKed segments and
+    /// so run a serialization time above it.
+    pub min_rtt: Option<Time>,
 }
 
 impl Default for Rack {
@@ -59,6 +65,7 @@ impl Rack {
             rtt: Time::ZERO,
             fack: 0,
             reordering_seen: false,
+            min_rtt: None,
         }
     }
 
@@ -111,10 +118,9 @@ impl Rack {
         t1 > t2 || (t1 == t2 && s1 > s2)
     }
 
-    /// RFC 8985 §6.2 steps 2-3 for segments [a, b) newly delivered (cumulatively or
-    /// selectively) by an ACK at `now` echoing `ts_ecr` (`None` without timestamps).
-    /// `min_rtt` is RACK.min_RTT (the sender's least RTT sample).
-    pub fn delivered(&mut self, a: u64, b: u64, now: Time, ts_ecr: Option<Time>, min_rtt: Time) {
+    /// RFC 8985 §6.2 steps 1-3 for segments [a, b) newly delivered (cumulatively or
+    /// selectively) by an ACK at `now`.
+    pub fn delivered(&mut self, a: u64, b: u64, now: Time) {
         for seq in a..b {
             let tx = self.xmit[self.slot(seq)];
             // Step 3: a first transmission delivered below RACK.fack was reordered.
@@ -123,11 +129,19 @@ impl Rack {
             }
             self.fack = self.fack.max(seq + 1);
             let rtt = now.saturating_sub(tx.sent);
-            // Step 2: an ACK of a retransmitted segment may be for the original: use
-            // it only if the echoed timestamp is not older than the retransmission
-            // and the RTT is not below the minimum.
-            if tx.retx && (ts_ecr.is_some_and(|e| e < tx.sent) || rtt < min_rtt) {
-                continue;
+            // Step 2: an ACK of a retransmitted segment may be for the original: skip it
+            // if its RTT is below the minimum. As Linux (`tcp_rack_advance`), not the
+            // RFC's second test (TSecr older than the retransmission): a receiver echoes
+            // TS.Recent of the last in-order segment (RFC 7323 §4.3), so the SACK of a
+            // retransmission that arrives out of order — a tail-loss probe's — always
+            // echoes an older time, and RACK would never learn from it.
+            if tx.retx {
+                if self.min_rtt.is_none_or(|m| rtt < m) {
+                    continue;
+                }
+            } else {
+                // Step 1: RACK.min_RTT.
+                self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
             }
             if self
                 .seq
@@ -145,18 +159,11 @@ impl Rack {
     /// loss recovery and once DupThresh segments are SACKed (so RACK subsumes the
     /// DupThresh rule), else min_RTT/4, at most SRTT. RACK.reo_wnd_mult stays 1: the
     /// receivers here send no DSACK to widen it.
-    pub fn reo_wnd(
-        &self,
-        in_recovery: bool,
-        sacked: u64,
-        dupthresh: u32,
-        min_rtt: Time,
-        srtt: Time,
-    ) -> Time {
+    pub fn reo_wnd(&self, in_recovery: bool, sacked: u64, dupthresh: u32, srtt: Time) -> Time {
         if !self.reordering_seen && (in_recovery || sacked >= dupthresh as u64) {
             return Time::ZERO;
         }
-        Time(min_rtt.ps() / 4).min(srtt)
+        Time(self.min_rtt.unwrap_or(Time::ZERO).ps() / 4).min(srtt)
     }
 
     /// RFC 8985 §6.2 step 5, RACK_detect_loss, over the un-SACKed segments from `from`
@@ -242,8 +249,11 @@ mod tests {
             r.on_send(s, ms(s), false, 0);
         }
         // Segment 2 (sent at 2 ms) SACKed at 102 ms: RACK.rtt = 100 ms.
-        r.delivered(2, 3, ms(102), Some(ms(2)), ms(100));
-        assert_eq!((r.rtt, r.xmit_ts), (ms(100), ms(2)));
+        r.delivered(2, 3, ms(102));
+        assert_eq!(
+            (r.rtt, r.xmit_ts, r.min_rtt),
+            (ms(100), ms(2), Some(ms(100)))
+        );
         let un = |x: u64| if x == 2 { 3 } else { x };
         // reo_wnd 25 ms: segment 0 is due at 125 ms, segment 1 at 126 ms.
         assert_eq!(r.detect(0, 4, ms(102), ms(25), un), (0, Some(ms(125))));
@@ -252,20 +262,21 @@ mod tests {
         assert_eq!(r.detect(0, 4, ms(126), ms(25), un), (2, None));
         assert!(!r.reordering_seen);
         // Segment 1 arriving after 2: reordering.
-        r.delivered(1, 2, ms(130), None, ms(100));
+        r.delivered(1, 2, ms(130));
         assert!(r.reordering_seen);
     }
 
     #[test]
     fn reo_wnd_is_zero_in_recovery_or_past_dupthresh_until_reordering() {
         let mut r = Rack::new();
-        let (m, s) = (ms(100), ms(120));
-        assert_eq!(r.reo_wnd(false, 2, 3, m, s), ms(25));
-        assert_eq!(r.reo_wnd(false, 3, 3, m, s), Time::ZERO);
-        assert_eq!(r.reo_wnd(true, 0, 3, m, s), Time::ZERO);
+        r.min_rtt = Some(ms(100));
+        let s = ms(120);
+        assert_eq!(r.reo_wnd(false, 2, 3, s), ms(25));
+        assert_eq!(r.reo_wnd(false, 3, 3, s), Time::ZERO);
+        assert_eq!(r.reo_wnd(true, 0, 3, s), Time::ZERO);
         r.reordering_seen = true;
-        assert_eq!(r.reo_wnd(true, 5, 3, m, s), ms(25));
-        assert_eq!(r.reo_wnd(true, 5, 3, m, ms(10)), ms(10), "at most SRTT");
+        assert_eq!(r.reo_wnd(true, 5, 3, s), ms(25));
+        assert_eq!(r.reo_wnd(true, 5, 3, ms(10)), ms(10), "at most SRTT");
     }
 
     /// The ring grows past 64 segments in flight and keeps the live send times.

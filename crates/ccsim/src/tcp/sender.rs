@@ -474,18 +474,22 @@ impl Sender {
 
     /// RFC 8985 §7.2: (re)arm the PTO after sending new data or an ACK of new data,
     /// unless in recovery or Loss, something is SACKed (the reordering timer covers it),
-    /// or nothing is out. Called at the end of every send attempt (each ACK ends in one).
+    /// nothing is out, or a probe is outstanding (§7.3: one at a time; the RTO then
+    /// stands, where Linux's PTO would fire only to re-arm the RTO from now).
+    /// Called at the end of every send attempt (each ACK ends in one).
     fn arm_pto(&mut self, now: Time) {
-        self.tlp_at =
-            (self.state == CaState::Open && self.snd_una < self.high_tx && !self.sb.any_sacked())
-                .then(|| {
-                    let left = self.rto_deadline.map(|d| d.saturating_sub(now));
-                    now + rack::pto(
-                        self.rtt.srtt().map(|_| self.rtt.srtt_time()),
-                        self.in_flight(),
-                        left,
-                    )
-                });
+        self.tlp_at = (self.state == CaState::Open
+            && self.snd_una < self.high_tx
+            && self.tlp_end.is_none()
+            && !self.sb.any_sacked())
+        .then(|| {
+            let left = self.rto_deadline.map(|d| d.saturating_sub(now));
+            now + rack::pto(
+                self.rtt.srtt().map(|_| self.rtt.srtt_time()),
+                self.in_flight(),
+                left,
+            )
+        });
     }
 
     /// The sender's next timer: the RTO, or with RACK the reordering timer or the PTO if
@@ -534,24 +538,25 @@ impl Sender {
         if self.stopped || self.state != CaState::Open || self.snd_una >= self.high_tx {
             return;
         }
-        if self.tlp_end.is_none() {
-            let new_data = self.snd_nxt == self.high_tx
-                && self.snd_nxt < self.limit
-                && self.snd_nxt - self.snd_una < self.cfg.rwnd;
-            let seq = if new_data {
-                self.snd_nxt
-            } else {
-                self.high_tx - 1
-            };
-            self.segment(seq, now, out);
-            if new_data {
-                self.snd_nxt += 1;
-                self.high_tx = self.snd_nxt;
-            }
-            self.stats.loss_probes += 1;
-            self.tlp_end = Some(self.high_tx);
-            self.tlp_retx = !new_data;
+        if self.tlp_end.is_some() {
+            return; // never armed while a probe is out (arm_pto)
         }
+        let new_data = self.snd_nxt == self.high_tx
+            && self.snd_nxt < self.limit
+            && self.snd_nxt - self.snd_una < self.cfg.rwnd;
+        let seq = if new_data {
+            self.snd_nxt
+        } else {
+            self.high_tx - 1
+        };
+        self.segment(seq, now, out);
+        if new_data {
+            self.snd_nxt += 1;
+            self.high_tx = self.snd_nxt;
+        }
+        self.stats.loss_probes += 1;
+        self.tlp_end = Some(self.high_tx);
+        self.tlp_retx = !new_data;
         self.rto_deadline = Some(now + self.rtt.rto());
     }
 
@@ -595,13 +600,11 @@ impl Sender {
         {
             return false;
         }
-        let min_rtt = self.rtt.min_rtt.unwrap_or(Time::ZERO);
         let sacked = self.sb.sacked_in(self.snd_una, self.high_tx);
         let reo = r.reo_wnd(
             self.state == CaState::Recovery,
             sacked,
             self.cfg.dupthresh,
-            min_rtt,
             self.rtt.srtt_time(),
         );
         let from = self.snd_una.max(self.sb.rack_lost());
@@ -822,7 +825,7 @@ impl Sender {
         let mut rtt = None;
         if a > self.snd_una {
             if self.rack.is_some() {
-                self.rack_delivered(self.snd_una, a, ack, now);
+                self.rack_delivered(self.snd_una, a, now);
             }
             rtt = self.on_new_ack(a, ack, now, out);
             if sack {
@@ -851,13 +854,11 @@ impl Sender {
     #[inline]
     fn sack_update(&mut self, ack: &Packet, now: Time) {
         if let Some(r) = &mut self.rack {
-            let ts_ecr = self.cfg.timestamps.then_some(ack.ts_ecr);
-            let min_rtt = self.rtt.min_rtt.unwrap_or(Time::ZERO);
             let mut new = false;
             self.sb
                 .update_with(ack.sack_blocks(), self.snd_una, self.high_tx, |x, y| {
                     new = true;
-                    r.delivered(x, y, now, ts_ecr, min_rtt);
+                    r.delivered(x, y, now);
                 });
             self.ack_new_sack = new;
         } else {
@@ -871,16 +872,14 @@ impl Sender {
 
     /// RACK (RFC 8985 §6.2 steps 2-3): the segments [una, a) that the cumulative ACK
     /// delivers, less those SACKed before.
-    fn rack_delivered(&mut self, una: u64, a: u64, ack: &Packet, now: Time) {
+    fn rack_delivered(&mut self, una: u64, a: u64, now: Time) {
         let Some(r) = &mut self.rack else {
             return;
         };
-        let ts_ecr = self.cfg.timestamps.then_some(ack.ts_ecr);
-        let min_rtt = self.rtt.min_rtt.unwrap_or(Time::ZERO);
         let mut x = una;
         while x < a {
             let y = self.sb.next_sacked(x).min(a);
-            r.delivered(x, y, now, ts_ecr, min_rtt);
+            r.delivered(x, y, now);
             x = self.sb.next_unsacked(y);
         }
     }
@@ -1663,15 +1662,16 @@ mod tests {
             s.on_ack(&sack_ack(7, &[(8, 10)], t2, S0), t2, &mut out);
             assert_eq!(s.state(), CaState::Open);
             assert_eq!(s.stats.retransmits, 0);
-            let min_rtt = s.rtt.min_rtt.unwrap();
-            assert_eq!(min_rtt, ms(100));
             if !rack {
                 assert_eq!(s.timer_deadline(), s.rto_deadline);
                 continue;
             }
-            // RACK.xmit_ts = S0 (segment 9), RACK.rtt = t2 − S0; segment 7 left at S0.
+            // RACK.xmit_ts = S0 (segment 9), RACK.rtt = t2 − S0; segment 7 left at S0;
+            // RACK.min_RTT 100 ms (segments 0..7).
             let r = s.rack.as_ref().unwrap();
             assert_eq!(r.rtt, t2 - S0);
+            let min_rtt = r.min_rtt.unwrap();
+            assert_eq!(min_rtt, ms(100));
             let due = S0 + r.rtt + Time(min_rtt.ps() / 4);
             assert_eq!(s.reo_at, Some(due));
             assert_eq!(s.timer_deadline(), Some(due));
@@ -1747,11 +1747,11 @@ mod tests {
             assert_eq!(s.rto_deadline, Some(pto + s.rtt.rto()));
             assert_eq!(s.tlp_at, None);
             // The probe's SACK, one RTT later (an RTT at least min_RTT, else §6.2 step 2
-            // would take the ACK for the original's): RACK marks 8 lost, recovery
-            // resends it.
+            // would take the ACK for the original's), echoing the last in-order
+            // segment's timestamp (RFC 7323 §4.3): RACK marks 8 lost, recovery resends it.
             let t = pto + rtt + Time::from_micros(10);
             out.clear();
-            s.on_ack(&sack_ack(8, &[(9, 10)], t, pto), t, &mut out);
+            s.on_ack(&sack_ack(8, &[(9, 10)], t, S0), t, &mut out);
             assert_eq!(s.state(), CaState::Recovery);
             assert_eq!(retransmits(&out), vec![8]);
             assert_eq!(s.stats.timeouts, 0);
