@@ -18,6 +18,11 @@ pub struct Scoreboard {
     /// Un-SACKed segments below this are lost by RACK's clock (RFC 8985 §6.2, tcp/rack.rs):
     /// the boundary only moves up until a timeout.
     rack_lost: u64,
+    /// RACK's lost retransmissions (RFC 8985 §6.2 step 5 applied to retransmitted
+    /// segments): un-SACKed segments in [relost_start, relost_end), below HighRxt, whose
+    /// retransmission is lost and that are not resent yet.
+    relost_start: u64,
+    relost_end: u64,
 }
 
 impl Scoreboard {
@@ -83,6 +88,8 @@ impl Scoreboard {
         self.rxt_next = snd_una;
         self.lost_end = snd_una;
         self.rack_lost = snd_una;
+        self.relost_start = snd_una;
+        self.relost_end = snd_una;
     }
 
     /// A timeout that keeps what was SACKed (Linux `tcp_timeout_mark_lost`): nothing
@@ -91,6 +98,8 @@ impl Scoreboard {
         self.rxt_next = snd_una;
         self.lost_end = snd_una;
         self.rack_lost = snd_una;
+        self.relost_start = snd_una;
+        self.relost_end = snd_una;
     }
 
     /// Whether anything above snd_una is SACKed (RACK.segs_sacked > 0).
@@ -108,14 +117,43 @@ impl Scoreboard {
         self.rack_lost = self.rack_lost.max(end);
     }
 
+    /// One past the highest segment retransmitted in this recovery (HighRxt + 1).
+    pub fn rxt_next(&self) -> u64 {
+        self.rxt_next
+    }
+
+    /// Where RACK's walk over this recovery's retransmissions starts.
+    pub fn relost_end(&self) -> u64 {
+        self.relost_end
+    }
+
+    /// RACK found the retransmissions of every un-SACKed segment below `end` (and below
+    /// HighRxt) lost: NextSeg sends them again first, and they leave the pipe.
+    pub fn set_relost(&mut self, end: u64) {
+        self.relost_end = self.relost_end.max(end.min(self.rxt_next));
+    }
+
+    /// Un-SACKed segments whose retransmission is lost and not yet resent.
+    fn relost_pending(&self, snd_una: u64) -> u64 {
+        let lo = self.relost_start.max(snd_una);
+        let hi = self.relost_end.max(lo);
+        (hi - lo) - self.sacked_in(lo, hi)
+    }
+
     /// Recovery begins with the retransmission of `seq` (RFC 6675 §5 step (4.3)).
     pub fn enter_recovery(&mut self, seq: u64) {
         self.rxt_next = seq + 1;
+        self.relost_start = seq;
+        self.relost_end = seq;
     }
 
-    /// `seq`, below HighData, was retransmitted: HighRxt moves up to it.
+    /// `seq`, below HighData, was retransmitted: HighRxt moves up to it (or, for a
+    /// segment whose retransmission RACK found lost, the resend moves past it).
     pub fn retransmitted(&mut self, seq: u64) {
         self.rxt_next = self.rxt_next.max(seq + 1);
+        if seq < self.relost_end {
+            self.relost_start = self.relost_start.max(seq + 1);
+        }
     }
 
     /// SACKed segments in [x, y).
@@ -145,13 +183,19 @@ impl Scoreboard {
     }
 
     /// RFC 6675 §4 SetPipe, in segments: un-SACKed segments not deemed lost, plus
-    /// those retransmitted in this recovery (below HighRxt).
+    /// those retransmitted in this recovery (below HighRxt) less those whose
+    /// retransmission RACK found lost.
     pub fn pipe(&self, snd_una: u64, high_tx: u64) -> u64 {
         let lo = self.lost_end.clamp(snd_una, high_tx);
         let not_lost = (high_tx - lo) - self.sacked_in(lo, high_tx);
         let rx = self.rxt_next.clamp(snd_una, high_tx);
         let retx = (rx - snd_una) - self.sacked_in(snd_una, rx);
-        not_lost + retx
+        let relost = if self.relost_end > snd_una {
+            self.relost_pending(snd_una)
+        } else {
+            0
+        };
+        not_lost + retx - relost
     }
 
     /// The lowest un-SACKed segment at or above `x`.
@@ -177,6 +221,13 @@ impl Scoreboard {
     /// lowest un-SACKed segment above HighRxt below HighACK. Rule 4 (rescue
     /// retransmission) is optional and not used. Call `compute_lost_end` first.
     pub fn next_seg(&self, snd_una: u64, snd_nxt: u64, new_data: bool) -> Option<u64> {
+        // Before rule 1: a segment whose retransmission RACK found lost.
+        if self.relost_end > snd_una {
+            let x = self.next_unsacked(self.relost_start.max(snd_una));
+            if x < self.relost_end {
+                return Some(x);
+            }
+        }
         let x = self.next_unsacked(self.rxt_next.max(snd_una));
         if x < self.lost_end {
             return Some(x);
@@ -199,6 +250,26 @@ mod tests {
         let mut sb = Scoreboard::default();
         sb.update([(3, 6), (1, 2), (6, 10)].into_iter(), 0, 10);
         sb
+    }
+
+    /// RACK's lost retransmissions: out of the pipe, first in NextSeg, back in the pipe
+    /// once resent.
+    #[test]
+    fn relost_retransmissions_leave_the_pipe_and_are_resent_first() {
+        let mut sb = two_holes();
+        sb.compute_lost_end(0, 3);
+        sb.enter_recovery(0);
+        sb.retransmitted(2);
+        assert_eq!(sb.pipe(0, 10), 2);
+        sb.set_relost(1);
+        assert_eq!(sb.pipe(0, 10), 1, "0's resend is lost");
+        assert_eq!(sb.next_seg(0, 10, true), Some(0));
+        sb.retransmitted(0);
+        assert_eq!(sb.pipe(0, 10), 2);
+        assert_eq!(sb.next_seg(0, 10, true), Some(10));
+        // Never past HighRxt.
+        sb.set_relost(10);
+        assert_eq!(sb.relost_end(), 3);
     }
 
     /// `update_with` reports exactly the segments no earlier block covered.

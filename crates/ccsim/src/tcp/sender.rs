@@ -607,16 +607,33 @@ impl Sender {
             self.cfg.dupthresh,
             self.rtt.srtt_time(),
         );
-        let from = self.snd_una.max(self.sb.rack_lost());
+        // First transmissions: above this recovery's retransmissions (HighRxt).
+        let from = self
+            .snd_una
+            .max(self.sb.rack_lost())
+            .max(self.sb.rxt_next());
         let sb = &self.sb;
-        let (end, timer) = r.detect(from, self.high_tx, now, reo, |x| sb.next_unsacked(x));
+        let (end, mut timer) = r.detect(from, self.high_tx, now, reo, |x| sb.next_unsacked(x));
+        // This recovery's retransmissions (Linux's RACK finds lost retransmissions the
+        // same way: by their own xmit_ts).
+        let (mut moved, rx) = (false, self.sb.rxt_next());
+        let from2 = self.snd_una.max(self.sb.relost_end());
+        if self.state == CaState::Recovery && from2 < rx {
+            let (end2, t2) = r.detect(from2, rx, now, reo, |x| sb.next_unsacked(x));
+            if let Some(t) = t2 {
+                timer = Some(timer.map_or(t, |u| u.min(t)));
+            }
+            if end2 > from2 {
+                self.sb.set_relost(end2);
+                moved = true;
+            }
+        }
         self.reo_at = timer;
         if end > from {
             self.sb.set_rack_lost(end);
-            true
-        } else {
-            false
+            moved = true;
         }
+        moved
     }
 
     /// After a timeout that kept the scoreboard (Linux tcp_timeout_mark_lost): the
@@ -1709,6 +1726,39 @@ mod tests {
                 assert!(s.rack.as_ref().unwrap().reordering_seen);
                 assert_eq!(s.reo_at, None);
             }
+        }
+    }
+
+    /// RFC 8985 §6.2 step 5 on retransmissions: segment 0 lost, recovery resends it,
+    /// and the resend is lost too. Once a segment sent after the resend is SACKed and
+    /// RACK.rtt has passed since it (reo_wnd 0 in recovery), RACK deems the resend lost
+    /// and segment 0 goes out a third time, without waiting for the RTO. Without RACK
+    /// nothing resends it before the timer.
+    #[test]
+    fn rack_finds_a_lost_retransmission() {
+        for rack in [true, false] {
+            let mut s = rack_sender(rack, 10.0, None);
+            let mut out = Vec::new();
+            let base = S0 + ms(100);
+            for k in 1..=9u64 {
+                let t = base + Time::from_micros(k);
+                s.on_ack(&sack_ack(0, &[(1, 1 + k)], t, S0), t, &mut out);
+            }
+            assert_eq!(s.state(), CaState::Recovery);
+            assert_eq!(retransmits(&out), vec![0]);
+            // PRR sent new segments 10.. after the resend (at base + 3 µs).
+            let first_new = out.iter().find(|p| !p.retx).map(|p| p.seq).unwrap();
+            assert_eq!(first_new, 10);
+            let t = base + ms(100) + Time::from_micros(50);
+            out.clear();
+            s.on_ack(&sack_ack(0, &[(1, 11)], t, S0), t, &mut out);
+            if rack {
+                assert_eq!(retransmits(&out), vec![0], "the lost resend, resent");
+                assert_eq!(s.stats.retransmits, 2);
+            } else {
+                assert!(retransmits(&out).is_empty());
+            }
+            assert_eq!((s.state(), s.stats.timeouts), (CaState::Recovery, 0));
         }
     }
 
