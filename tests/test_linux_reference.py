@@ -61,12 +61,16 @@ XFAIL = {
     ("20m_50ms_b21_1bbr", "loss_rate"): "ccsim 0 vs Linux 1.11 %. " + _BBR_PROBE,
     ("50m_100ms_b103_1bbr", "loss_rate"): "ccsim 0 vs Linux 0.34 % (103 packets = 0.2495 BDP; "
     "ccsim still 0 with 100). " + _BBR_PROBE,
-    ("50m_100ms_b103_1bbr+1cubic", "loss_rate"): "ccsim 0.23 % vs Linux 0.41 %: "
+    ("50m_100ms_b103_1bbr+1cubic", "loss_rate"): "ccsim 0.20 % vs Linux 0.41 %: "
     "BBR's probe overflow, as alone. " + _BBR_PROBE,
-    ("20m_50ms_b21_1bbr+1cubic", "beta_mean"): "ccsim 0.710 vs Linux 0.651. "
-    + _INT_BETA.format(beta_int="0.629", linux="0.651"),
-    ("50m_100ms_b103_1bbr+1cubic", "beta_mean"): "ccsim 0.703 vs Linux 0.680. "
-    + _INT_BETA.format(beta_int="0.685", linux="0.680"),
+    ("20m_50ms_b21_1bbr+1cubic", "loss_rate"): "ccsim 2.14 ± 0.18 % vs Linux 1.63 %: with "
+    "RACK-TLP neither flow times out, as in Linux (without it CUBIC took 22 RTOs per run, "
+    "which emptied the queue: 1.66 %, queue 6.7 packets); the queue now holds 8.5 packets "
+    "on average (Linux 6.0) and BBR's probes overflow it more. " + _BBR_PROBE,
+    ("20m_50ms_b21_1bbr+1cubic", "beta_mean"): "ccsim 0.702 vs Linux 0.651. "
+    + _INT_BETA.format(beta_int="0.632", linux="0.651"),
+    ("50m_100ms_b103_1bbr+1cubic", "beta_mean"): "ccsim 0.700 vs Linux 0.680. "
+    + _INT_BETA.format(beta_int="0.684", linux="0.680"),
     ("20m_50ms_b21_1reno+1cubic", "share_cubic"): "ccsim 0.603 vs Linux 0.487 ± 0.045 (runs "
     "0.516/0.436/0.511); ccsim's drop-tail dumbbell locks into one phase (sd 0.000 over seeds "
     "and start jitter; delayed_ack off: 0.601; rack off: 0.591). Cause not isolated",
@@ -82,6 +86,13 @@ XFAIL = {
     "events in the window (8.5 s apart, 5.0 drops each) match runs 0 and 2; run 1's twice as "
     "many events pull the mean. Linux's own spread, as the shares (before RACK-TLP ccsim "
     "read 0.048 %, one event more in the window)",
+    ("50m_100ms_b1238_1bbr+1cubic", "share_cubic"): "ccsim 0.573 ± 0.004 vs Linux "
+    "0.605 ± 0.011 (rack off: 0.595). BBR still times out 0.7 times per run in ccsim (a "
+    "retransmission lost twice: RACK here re-marks a retransmission once) and resends ~380 "
+    "segments beyond its losses after it (go-back-N over a 3-BDP window). Cause of the "
+    "share shift not isolated",
+    ("50m_100ms_b1238_1bbr+1cubic", "share_bbr"): "ccsim 0.427 vs Linux 0.395 ± 0.011; "
+    "the share_cubic difference seen from BBR",
 }
 
 
