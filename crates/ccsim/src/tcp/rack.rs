@@ -158,9 +158,15 @@ impl Rack {
     /// (net/ipv4/tcp_recovery.c): while no reordering has been seen the window is 0 in
     /// loss recovery and once DupThresh segments are SACKed (so RACK subsumes the
     /// DupThresh rule), else min_RTT/4, at most SRTT. RACK.reo_wnd_mult stays 1: the
-    /// receivers here send no DSACK to widen it.
-    pub fn reo_wnd(&self, in_recovery: bool, sacked: u64, dupthresh: u32, srtt: Time) -> Time {
-        if !self.reordering_seen && (in_recovery || sacked >= dupthresh as u64) {
+    /// receivers here send no DSACK to widen it. `dupthresh_sacked`: at least DupThresh
+    /// segments are SACKed (asked only when it matters: it costs a scoreboard walk).
+    pub fn reo_wnd(
+        &self,
+        in_recovery: bool,
+        dupthresh_sacked: impl FnOnce() -> bool,
+        srtt: Time,
+    ) -> Time {
+        if !self.reordering_seen && (in_recovery || dupthresh_sacked()) {
             return Time::ZERO;
         }
         Time(self.min_rtt.unwrap_or(Time::ZERO).ps() / 4).min(srtt)
@@ -271,12 +277,12 @@ mod tests {
         let mut r = Rack::new();
         r.min_rtt = Some(ms(100));
         let s = ms(120);
-        assert_eq!(r.reo_wnd(false, 2, 3, s), ms(25));
-        assert_eq!(r.reo_wnd(false, 3, 3, s), Time::ZERO);
-        assert_eq!(r.reo_wnd(true, 0, 3, s), Time::ZERO);
+        assert_eq!(r.reo_wnd(false, || false, s), ms(25));
+        assert_eq!(r.reo_wnd(false, || true, s), Time::ZERO);
+        assert_eq!(r.reo_wnd(true, || false, s), Time::ZERO);
         r.reordering_seen = true;
-        assert_eq!(r.reo_wnd(true, 5, 3, s), ms(25));
-        assert_eq!(r.reo_wnd(true, 5, 3, ms(10)), ms(10), "at most SRTT");
+        assert_eq!(r.reo_wnd(true, || true, s), ms(25));
+        assert_eq!(r.reo_wnd(true, || true, ms(10)), ms(10), "at most SRTT");
     }
 
     /// The ring grows past 64 segments in flight and keeps the live send times.

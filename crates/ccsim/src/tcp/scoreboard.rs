@@ -164,6 +164,19 @@ impl Scoreboard {
             .sum()
     }
 
+    /// Whether at least `n` segments are SACKed, counting from the top only as far as
+    /// needed (RACK's reo_wnd asks it on every ACK).
+    pub fn sacked_at_least(&self, n: u64) -> bool {
+        let mut acc = 0;
+        for &(s, e) in self.sacked.iter().rev() {
+            acc += e - s;
+            if acc >= n {
+                return true;
+            }
+        }
+        n == 0
+    }
+
     /// RFC 6675 IsLost, as a boundary: a segment is lost when at least DupThresh
     /// SACKed segments lie above it, so every un-SACKed segment below the
     /// DupThresh-th SACKed segment from the top is lost; so is every un-SACKed segment
@@ -279,6 +292,7 @@ mod tests {
         let mut got = Vec::new();
         sb.update_with([(0, 12)].into_iter(), 0, 11, |a, b| got.push((a, b)));
         assert_eq!(got, vec![(0, 1), (2, 3), (10, 11)]);
+        assert!(sb.sacked_at_least(11) && !sb.sacked_at_least(12));
         got.clear();
         sb.update_with([(3, 5)].into_iter(), 0, 11, |a, b| got.push((a, b)));
         assert!(got.is_empty());

@@ -600,11 +600,10 @@ impl Sender {
         {
             return false;
         }
-        let sacked = self.sb.sacked_in(self.snd_una, self.high_tx);
+        let sb = &self.sb;
         let reo = r.reo_wnd(
             self.state == CaState::Recovery,
-            sacked,
-            self.cfg.dupthresh,
+            || sb.sacked_at_least(self.cfg.dupthresh as u64),
             self.rtt.srtt_time(),
         );
         // First transmissions: above this recovery's retransmissions (HighRxt).
@@ -612,7 +611,6 @@ impl Sender {
             .snd_una
             .max(self.sb.rack_lost())
             .max(self.sb.rxt_next());
-        let sb = &self.sb;
         let (end, mut timer) = r.detect(from, self.high_tx, now, reo, |x| sb.next_unsacked(x));
         // This recovery's retransmissions (Linux's RACK finds lost retransmissions the
         // same way: by their own xmit_ts).
