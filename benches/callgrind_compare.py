@@ -1,12 +1,15 @@
 """Instructions per `ccsim bench` configuration under two builds, counted by callgrind.
 
     python benches/callgrind_compare.py OLD_BIN NEW_BIN [--scale 0.2] [--only B,C]
+        [--old-drops ""] [--profile linux]
 
 OLD_BIN and NEW_BIN are `run_scenario` examples built from the two commits
 (`cargo build --release --example run_scenario -p ccsim`, fat LTO as the wheel).
 Every configuration of `ccsim.bench` (and the fluid one) is written at `--scale` of its
 duration to a temporary directory and run once under each build; the table gives the
-instruction counts and their ratio.
+instruction counts and their ratio. The benches pin `profile = "ns2"`; `--profile linux`
+runs them under another TCP profile instead (both builds must know profiles: pass
+`--old-drops ""`).
 
 Why instructions: on a shared or virtual machine wall clock varies by tens of per cent
 between identical runs, while callgrind's count repeats exactly for the same binary and
@@ -51,6 +54,11 @@ def main() -> None:
         "from before TCP profiles does not know `profile` and runs the ns2 defaults the "
         "benches pin (empty: keep every line)",
     )
+    ap.add_argument(
+        "--profile",
+        default="",
+        help='run every packet config under this TCP profile instead of the benches\' "ns2"',
+    )
     a = ap.parse_args()
     wanted = {k for k in a.only.split(",") if k}
     scenarios = {k: c.scenario(a.scale) for k, c in CONFIGS.items()}
@@ -60,6 +68,8 @@ def main() -> None:
         for key, text in scenarios.items():
             if wanted and key not in wanted:
                 continue
+            if a.profile:
+                text = text.replace('profile = "ns2"', f'profile = "{a.profile}"')
             path = Path(tmp) / f"{key}.toml"
             path.write_text(text)
             old_path = Path(tmp) / f"{key}.old.toml"

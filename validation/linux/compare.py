@@ -213,6 +213,16 @@ def table(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def _toml_value(text: str):
+    """`--set` values are TOML (`6`, `false`, `"20pkt"`); a bare word stays a string."""
+    import tomllib
+
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("points", nargs="*")
@@ -221,7 +231,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-jitter", action="store_true")
     ap.add_argument("--json")
     a = ap.parse_args(argv)
-    ov = dict(kv.split("=", 1) for kv in a.set)
+    ov = {k: _toml_value(v) for k, v in (kv.split("=", 1) for kv in a.set)}
     res = []
     for p in a.points or points():
         r = compare_point(p, tuple(range(1, a.seeds + 1)), ov, not a.no_jitter)

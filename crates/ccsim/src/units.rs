@@ -21,13 +21,13 @@ impl Time {
     pub fn from_secs_f64(s: f64) -> Time {
         Time((s * PS_PER_SEC as f64).round().max(0.0) as u64)
     }
-    pub fn from_millis(ms: u64) -> Time {
+    pub const fn from_millis(ms: u64) -> Time {
         Time(ms * 1_000_000_000)
     }
-    pub fn from_micros(us: u64) -> Time {
+    pub const fn from_micros(us: u64) -> Time {
         Time(us * 1_000_000)
     }
-    pub fn from_secs(s: u64) -> Time {
+    pub const fn from_secs(s: u64) -> Time {
         Time(s * PS_PER_SEC)
     }
     pub fn as_secs_f64(self) -> f64 {

@@ -56,6 +56,7 @@ const KEYS: &[&str] = &[
     "rto_keeps_sack",
     "ssthresh_from_pipe",
     "cwnd_validation",
+    "rack",
 ];
 
 #[test]
@@ -67,7 +68,7 @@ fn each_profile_gives_its_defaults() {
             "profile": "linux", "recovery": "sack", "mss": 1448, "header": 52,
             "init_cwnd": 10.0, "init_ssthresh": "inf", "delayed_ack": true, "quickack": 16,
             "min_rto_s": 0.2, "prr": true, "rto_new_ssthresh": false, "rto_keeps_sack": true,
-            "ssthresh_from_pipe": false, "cwnd_validation": true,
+            "ssthresh_from_pipe": false, "cwnd_validation": true, "rack": true,
         })
     );
     let (ns2, _) = settings("profile = \"ns2\"", "", "newreno");
@@ -78,6 +79,7 @@ fn each_profile_gives_its_defaults() {
             "init_cwnd": 1.0, "init_ssthresh": 64.0, "delayed_ack": false, "quickack": 0,
             "min_rto_s": 0.2, "prr": false, "rto_new_ssthresh": false,
             "rto_keeps_sack": false, "ssthresh_from_pipe": false, "cwnd_validation": false,
+            "rack": false,
         })
     );
     let (ns3, _) = settings("profile = \"ns3\"", "", "newreno");
@@ -87,7 +89,7 @@ fn each_profile_gives_its_defaults() {
             "profile": "ns3", "recovery": "sack", "mss": 1448, "header": 52,
             "init_cwnd": 10.0, "init_ssthresh": "inf", "delayed_ack": true, "quickack": 0,
             "min_rto_s": 1.0, "prr": true, "rto_new_ssthresh": true, "rto_keeps_sack": true,
-            "ssthresh_from_pipe": true, "cwnd_validation": false,
+            "ssthresh_from_pipe": true, "cwnd_validation": false, "rack": false,
         })
     );
     // ns-2's Reno agent recovers with Reno; XCP senders use NewReno under every

@@ -315,3 +315,79 @@ recovery = "sack"
     };
     assert!(e.contains("flows[0].recovery"), "{e}");
 }
+
+/// A flow of 70 full segments (1448 B: a short last segment would travel faster than
+/// any before it, and RACK would take its ACK for the original's, RFC 8985 §6.2 step 2)
+/// under the linux profile, 100 Mb/s, RTT 14 ms, losing the first transmission of
+/// `drops`, with `tcp.rack` as given.
+fn short_flow(rack: bool, drops: &str) -> Output {
+    must_run(&format!(
+        r#"
+duration = "3s"
+[topology]
+kind = "dumbbell"
+bottleneck_rate = "100Mbps"
+bottleneck_delay = "5ms"
+access_rate = "1Gbps"
+access_delay = "1ms"
+buffer = "bdp"
+[tcp]
+rack = {rack}
+[[flows]]
+cc = "cubic"
+size = "101360B"
+drop_segments = [{drops}]
+"#
+    ))
+}
+
+/// RFC 8985 end to end (engine timers included): the last two segments lost, so no
+/// duplicate ACK ever comes. With RACK-TLP the PTO (2·SRTT) probes, the probe's SACK
+/// lets RACK mark the other segment lost, and the flow ends about 2·SRTT + 2·RTT after
+/// the loss-free one, with no timeout; without RACK the RTO (≥ 200 ms) finds the loss.
+#[test]
+fn a_tail_loss_is_recovered_by_the_loss_probe_not_the_rto() {
+    let clean = col(&short_flow(true, ""), "fct_s");
+    let o = short_flow(true, "68, 69");
+    let srtt = col(&o, "rtt_mean_s");
+    let rtt = col(&o, "rtt_min_s");
+    let extra = col(&o, "fct_s") - clean;
+    eprintln!("RACK-TLP: +{extra:.4} s (SRTT ~{srtt:.4}, RTT {rtt:.4})");
+    assert_eq!(col(&o, "timeouts"), 0.0);
+    assert_eq!(col(&o, "fast_retransmits"), 1.0, "RACK starts one recovery");
+    assert_eq!(
+        col(&o, "retransmits"),
+        2.0,
+        "the probe and the other lost segment"
+    );
+    // PTO = 2·SRTT after the last ACK, then the probe's round trip and the resend's.
+    let want = 2.0 * srtt + 2.0 * rtt;
+    assert!(
+        (extra - want).abs() < 0.5 * rtt,
+        "extra {extra:.4} s vs 2·SRTT + 2·RTT = {want:.4} s"
+    );
+    let o = short_flow(false, "68, 69");
+    assert_eq!(col(&o, "timeouts"), 1.0);
+    assert!(col(&o, "fct_s") - clean > 0.2, "the minimum RTO");
+}
+
+/// RFC 8985 §6.2: a segment followed by two delivered ones (two duplicate ACKs, below
+/// DupThresh) is lost RACK.rtt + min_RTT/4 after it was sent: the flow ends about
+/// RTT + RTT/4 + RTT later than without the loss. Without RACK it waits for the RTO.
+#[test]
+fn a_loss_with_two_dupacks_is_found_after_rtt_plus_a_quarter() {
+    let clean = col(&short_flow(true, ""), "fct_s");
+    let o = short_flow(true, "67");
+    let rtt = col(&o, "rtt_min_s");
+    let extra = col(&o, "fct_s") - clean;
+    eprintln!("RACK: +{extra:.4} s (RTT {rtt:.4})");
+    assert_eq!(col(&o, "timeouts"), 0.0);
+    assert_eq!(col(&o, "retransmits"), 1.0);
+    assert!(
+        extra > 1.1 * rtt && extra < 1.25 * rtt + 0.5 * rtt,
+        "extra {extra:.4} s vs RTT + RTT/4 = {:.4} s",
+        1.25 * rtt
+    );
+    let o = short_flow(false, "67");
+    assert_eq!(col(&o, "timeouts"), 1.0);
+}

@@ -17,9 +17,12 @@
 //!   W_max is unknown; a timeout forgets W_max and delay_min (`cubictcp_state(Loss)` →
 //!   `bictcp_reset`).
 //!
-//! HyStart (`hystart`, on in the linux and ns3 profiles): Linux's classic ACK-train and
-//! delay detectors (`hystart_update`), which end slow start by setting ssthresh = cwnd.
-//! Linux runs this, not RFC 9406's HyStart++.
+//! HyStart (`hystart`): `"classic"` (= `true`; the linux and ns3 profiles) is Linux's
+//! ACK-train and delay detectors (`hystart_update` in `tcp_cubic.c`), which end slow start
+//! by setting ssthresh = cwnd: Linux runs this, not RFC 9406. `"hystart++"` is RFC 9406:
+//! a delay increase between rounds moves slow start into Conservative Slow Start (CSS,
+//! growth ÷ 4), which ends in congestion avoidance after 5 rounds or, if the RTT falls
+//! back below its baseline, resumes slow start. `"off"` (= `false`; the ns2 profile).
 
 use super::contract::{
     Ack, Algorithm, Congestion, CongestionControl, CongestionKind, FluidLaw, Round, Window,
@@ -41,8 +44,18 @@ pub struct CubicConfig {
     pub reno_friendly: bool,
     /// Linux's `tcp_cubic.c` forms instead of RFC 9438's (see the module doc).
     pub linux: bool,
-    /// Linux's HyStart slow-start exit (per-ACK form only).
-    pub hystart: bool,
+    /// The slow-start exit heuristic (per-ACK form only).
+    pub hystart: HyStartMode,
+}
+
+/// `hystart = "classic" | "hystart++" | "off"` (or `true` / `false`: classic / off).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HyStartMode {
+    Off,
+    /// Linux's `tcp_cubic.c` HyStart (ACK train and delay increase).
+    Classic,
+    /// RFC 9406 HyStart++.
+    PlusPlus,
 }
 
 impl Default for CubicConfig {
@@ -53,7 +66,7 @@ impl Default for CubicConfig {
             fast_convergence: true,
             reno_friendly: true,
             linux: false,
-            hystart: false,
+            hystart: HyStartMode::Off,
         }
     }
 }
@@ -72,7 +85,7 @@ impl CubicConfig {
                 &["rfc", "linux"],
                 if linux { "linux" } else { "rfc" },
             )? == "linux",
-            hystart: p.flag("hystart", linux)?,
+            hystart: hystart_mode(p, linux)?,
         })
     }
 
@@ -120,6 +133,121 @@ impl CubicConfig {
     }
 }
 
+/// `hystart`: a flag (true = classic, as before) or one of the three names.
+fn hystart_mode(p: &mut Params, linux: bool) -> Result<HyStartMode, String> {
+    const NAMES: [&str; 3] = ["classic", "hystart++", "off"];
+    let by_flag = p.flag("hystart", linux);
+    let mode = match by_flag {
+        Ok(true) => HyStartMode::Classic,
+        Ok(false) => HyStartMode::Off,
+        Err(_) => match p.choice("hystart", &NAMES, "classic") {
+            Ok("hystart++") => HyStartMode::PlusPlus,
+            Ok("off") => HyStartMode::Off,
+            Ok(_) => HyStartMode::Classic,
+            Err(_) => {
+                return Err(
+                    "hystart: expected \"classic\", \"hystart++\", \"off\", true or false".into(),
+                )
+            }
+        },
+    };
+    Ok(mode)
+}
+
+/// RFC 9406 §4.3 constants.
+pub mod hspp {
+    use crate::units::Time;
+    pub const MIN_RTT_THRESH: Time = Time::from_millis(4);
+    pub const MAX_RTT_THRESH: Time = Time::from_millis(16);
+    pub const MIN_RTT_DIVISOR: u64 = 8;
+    pub const N_RTT_SAMPLE: u32 = 8;
+    pub const CSS_GROWTH_DIVISOR: f64 = 4.0;
+    pub const CSS_ROUNDS: u32 = 5;
+    /// L for a sender that is not paced (a paced one SHOULD use infinity). ccsim's CUBIC
+    /// does not know whether the flow is paced and takes 8; the window's own RFC 3465
+    /// limit of 2 segments per ACK (`Window::slow_start`) is tighter anyway.
+    pub const L: f64 = 8.0;
+
+    /// §4.2: RttThresh = max(MIN_RTT_THRESH, min(lastRoundMinRTT / MIN_RTT_DIVISOR,
+    /// MAX_RTT_THRESH)).
+    pub fn rtt_thresh(last_round_min_rtt: Time) -> Time {
+        Time(last_round_min_rtt.ps() / MIN_RTT_DIVISOR).clamp(MIN_RTT_THRESH, MAX_RTT_THRESH)
+    }
+}
+
+/// RFC 9406 §4.2 state (its variable names).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HyStartPP {
+    last_round_min_rtt: Option<Time>,
+    current_round_min_rtt: Option<Time>,
+    rtt_sample_count: u32,
+    /// Some while in Conservative Slow Start.
+    css_baseline_min_rtt: Option<Time>,
+    /// CSS rounds completed.
+    css_rounds: u32,
+    /// Slow start ended (CSS_ROUNDS, or a loss): §4.2 uses HyStart++ only in the
+    /// initial slow start, standard slow start after.
+    pub done: bool,
+}
+
+impl HyStartPP {
+    /// Whether the sender is in CSS.
+    pub fn in_css(&self) -> bool {
+        self.css_baseline_min_rtt.is_some()
+    }
+
+    /// §4.2 at the start of each round: lastRoundMinRTT = currentRoundMinRTT; reset
+    /// the current round's. A CSS round completed: after CSS_ROUNDS, congestion
+    /// avoidance (ssthresh = cwnd).
+    fn new_round(&mut self, w: &mut Window) {
+        if self.in_css() && !self.done {
+            self.css_rounds += 1;
+            if self.css_rounds >= hspp::CSS_ROUNDS {
+                w.ssthresh = w.cwnd;
+                self.done = true;
+                self.css_baseline_min_rtt = None;
+            }
+        }
+        self.last_round_min_rtt = self.current_round_min_rtt;
+        self.current_round_min_rtt = None;
+        self.rtt_sample_count = 0;
+    }
+
+    /// §4.2 per ACK in slow start: take the RTT sample, test for the delay increase
+    /// (slow start → CSS) or a spurious exit (CSS → slow start), and grow cwnd by
+    /// min(acked, L), divided by CSS_GROWTH_DIVISOR in CSS. Returns the part of `acked`
+    /// left for congestion avoidance.
+    fn on_ack(&mut self, w: &mut Window, acked: f64, rtt: Option<Time>) -> f64 {
+        if let Some(r) = rtt {
+            self.current_round_min_rtt = Some(self.current_round_min_rtt.map_or(r, |m| m.min(r)));
+            self.rtt_sample_count += 1;
+        }
+        let enough = self.rtt_sample_count >= hspp::N_RTT_SAMPLE;
+        match (self.css_baseline_min_rtt, self.current_round_min_rtt) {
+            (None, Some(cur)) if enough => {
+                if let Some(last) = self.last_round_min_rtt {
+                    if cur >= last + hspp::rtt_thresh(last) {
+                        self.css_baseline_min_rtt = Some(cur);
+                        self.css_rounds = 0;
+                    }
+                }
+            }
+            (Some(base), Some(cur)) if enough && cur < base => {
+                // The exit was spurious: back to slow start.
+                self.css_baseline_min_rtt = None;
+            }
+            _ => {}
+        }
+        let acked = acked.min(hspp::L);
+        if self.in_css() {
+            w.cwnd += acked.min(super::contract::ABC_LIMIT) / hspp::CSS_GROWTH_DIVISOR;
+            0.0
+        } else {
+            w.slow_start(acked)
+        }
+    }
+}
+
 /// The state of one congestion-avoidance epoch (RFC 9438 §4.1.2's variables).
 #[derive(Clone, Copy, Debug)]
 pub struct Epoch {
@@ -141,6 +269,7 @@ pub struct Cubic {
     /// Linux's `delay_min`: the least RTT sample since the last timeout.
     pub delay_min: Option<Time>,
     pub hystart: HyStart,
+    pub hystart_pp: HyStartPP,
 }
 
 /// Linux's HyStart state (`tcp_cubic.c`: found, round_start, last_ack, curr_rtt,
@@ -223,6 +352,7 @@ impl Cubic {
             epoch: None,
             delay_min: None,
             hystart: HyStart::default(),
+            hystart_pp: HyStartPP::default(),
         }
     }
 
@@ -239,7 +369,7 @@ impl Cubic {
         }
         let dm = self.delay_min.map_or(delay, |d| d.min(delay));
         self.delay_min = Some(dm);
-        if self.p.hystart
+        if self.p.hystart == HyStartMode::Classic
             && !self.hystart.found
             && w.in_slow_start()
             && w.cwnd >= HYSTART_LOW_WINDOW
@@ -284,10 +414,17 @@ impl CongestionControl for Cubic {
     }
 
     fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
-        if self.p.linux || self.p.hystart {
+        if self.p.linux || self.p.hystart == HyStartMode::Classic {
             self.acked(w, ack);
         }
-        let acked = w.slow_start(ack.acked);
+        let acked = if self.p.hystart == HyStartMode::PlusPlus
+            && !self.hystart_pp.done
+            && w.in_slow_start()
+        {
+            self.hystart_pp.on_ack(w, ack.acked, ack.rtt.latest)
+        } else {
+            w.slow_start(ack.acked)
+        };
         if acked <= 0.0 {
             return;
         }
@@ -324,12 +461,22 @@ impl CongestionControl for Cubic {
         w.cwnd += acked * (target - w.cwnd) / w.cwnd;
     }
 
-    fn on_round(&mut self, _w: &mut Window, r: &Round) {
-        // HyStart's rounds are the sender's (Linux tracks end_seq = snd_nxt itself).
-        self.hystart.new_round(r.now);
+    fn on_round(&mut self, w: &mut Window, r: &Round) {
+        // HyStart's rounds are the sender's (Linux tracks end_seq = snd_nxt itself;
+        // RFC 9406 §4.2 windowEnd = SND.NXT).
+        match self.p.hystart {
+            HyStartMode::Classic => self.hystart.new_round(r.now),
+            HyStartMode::PlusPlus if !self.hystart_pp.done && w.in_slow_start() => {
+                self.hystart_pp.new_round(w)
+            }
+            _ => {}
+        }
     }
 
     fn on_congestion(&mut self, w: &Window, ev: &Congestion) -> f64 {
+        // RFC 9406 §4.2: a loss or ECN mark in slow start or CSS ends HyStart++ (the
+        // sender sets ssthresh); later slow starts are standard.
+        self.hystart_pp.done = true;
         let cwnd = w.cwnd;
         self.w_max = self.p.w_max_after(cwnd, self.w_max);
         self.cwnd_prior = cwnd;
@@ -599,7 +746,7 @@ mod tests {
     fn linux() -> CubicConfig {
         CubicConfig {
             linux: true,
-            hystart: true,
+            hystart: HyStartMode::Classic,
             ..CubicConfig::default()
         }
     }
@@ -756,6 +903,153 @@ mod tests {
             }
             assert_eq!(st.ssthresh < 1e9, exits, "rtt {rtt_ms} ms");
         }
+    }
+
+    fn hspp() -> Cubic {
+        Cubic::new(CubicConfig {
+            linux: true,
+            hystart: HyStartMode::PlusPlus,
+            ..CubicConfig::default()
+        })
+    }
+
+    fn ms(x: u64) -> Time {
+        Time::from_millis(x)
+    }
+
+    /// One round of HyStart++: `n` ACKs of one segment, each with the sample `rtt`, in
+    /// slow start (ssthresh unlimited); then the round closes. The cwnd gained.
+    fn hspp_round(c: &mut Cubic, w: &mut Window, now: &mut Time, rtt: Time, n: u32) -> f64 {
+        let before = w.cwnd;
+        for _ in 0..n {
+            *now += ms(1);
+            c.on_ack(w, &ack_at(*now, 1, Some(rtt), rtt));
+        }
+        let gained = w.cwnd - before;
+        c.on_round(w, &round(*now, rtt, rtt));
+        gained
+    }
+
+    /// RFC 9406 §4.2: RttThresh = clamp(lastRoundMinRTT / 8, 4 ms, 16 ms).
+    #[test]
+    fn hystart_pp_rtt_threshold_is_an_eighth_of_the_last_round_clamped() {
+        assert_eq!(hspp::rtt_thresh(ms(16)), ms(4));
+        assert_eq!(hspp::rtt_thresh(ms(80)), ms(10));
+        assert_eq!(hspp::rtt_thresh(ms(100)), Time::from_micros(12_500));
+        assert_eq!(hspp::rtt_thresh(ms(200)), ms(16));
+    }
+
+    /// §4.2: after N_RTT_SAMPLE (8) samples of a round, currentRoundMinRTT ≥
+    /// lastRoundMinRTT + RttThresh enters CSS (100 ms → 112.5 ms: 113 does, 112 does
+    /// not), where each ACK grows cwnd by a CSS_GROWTH_DIVISOR-th (¼) of slow start's.
+    #[test]
+    fn hystart_pp_delay_increase_enters_css_growing_a_quarter_as_fast() {
+        for (rtt_ms, css) in [(113u64, true), (112, false)] {
+            let mut c = hspp();
+            let mut w = state(10.0, f64::INFINITY);
+            let mut now = Time::from_secs(1);
+            assert_eq!(
+                hspp_round(&mut c, &mut w, &mut now, ms(100), 8),
+                8.0,
+                "slow start"
+            );
+            let mut gains = Vec::new();
+            for _ in 0..10 {
+                let before = w.cwnd;
+                now += ms(1);
+                c.on_ack(&mut w, &ack_at(now, 1, Some(ms(rtt_ms)), ms(100)));
+                gains.push(w.cwnd - before);
+            }
+            assert_eq!(c.hystart_pp.in_css(), css, "rtt {rtt_ms} ms");
+            // The 8th sample triggers CSS, and its own ACK grows already at ¼.
+            let want: Vec<f64> = (1..=10)
+                .map(|i| if css && i >= 8 { 0.25 } else { 1.0 })
+                .collect();
+            assert_eq!(gains, want, "rtt {rtt_ms} ms");
+            assert!(w.ssthresh.is_infinite(), "CSS is still slow start");
+        }
+    }
+
+    /// §4.2: CSS ends in congestion avoidance (ssthresh = cwnd) once CSS_ROUNDS (5)
+    /// rounds are complete, and HyStart++ is not used again. The round in which CSS
+    /// began counts as the first (as neqo, Firefox's RFC 9406 implementation, counts
+    /// it).
+    #[test]
+    fn hystart_pp_css_ends_in_congestion_avoidance_after_five_rounds() {
+        let mut c = hspp();
+        let mut w = state(10.0, f64::INFINITY);
+        let mut now = Time::from_secs(1);
+        hspp_round(&mut c, &mut w, &mut now, ms(100), 8);
+        hspp_round(&mut c, &mut w, &mut now, ms(120), 8);
+        assert!(c.hystart_pp.in_css());
+        assert_eq!(c.hystart_pp.css_rounds, 1);
+        for k in 2..=4 {
+            let g = hspp_round(&mut c, &mut w, &mut now, ms(120), 8);
+            assert_eq!(g, 2.0, "8 ACKs at ¼ segment in CSS round {k}");
+            assert!(w.ssthresh.is_infinite(), "after {k} CSS rounds");
+        }
+        hspp_round(&mut c, &mut w, &mut now, ms(120), 8);
+        assert_eq!(w.ssthresh, w.cwnd, "5 CSS rounds: congestion avoidance");
+        assert!(c.hystart_pp.done && !c.hystart_pp.in_css());
+    }
+
+    /// §4.2: in CSS, a round whose minimum RTT (after 8 samples) is below
+    /// cssBaselineMinRtt shows the exit was spurious: slow start resumes.
+    #[test]
+    fn hystart_pp_spurious_css_exit_resumes_slow_start() {
+        let mut c = hspp();
+        let mut w = state(10.0, f64::INFINITY);
+        let mut now = Time::from_secs(1);
+        hspp_round(&mut c, &mut w, &mut now, ms(100), 8);
+        hspp_round(&mut c, &mut w, &mut now, ms(120), 8);
+        assert!(c.hystart_pp.in_css());
+        // The baseline is 120 ms; 119 ms after 8 samples: spurious.
+        let g = hspp_round(&mut c, &mut w, &mut now, ms(119), 10);
+        assert!(!c.hystart_pp.in_css());
+        assert_eq!(g, 7.0 * 0.25 + 3.0, "¼ for 7 ACKs, then slow start");
+        assert!(w.ssthresh.is_infinite());
+    }
+
+    /// `hystart` takes the three names, or true / false for classic / off.
+    #[test]
+    fn hystart_parameter_names() {
+        use crate::cc::params::Params;
+        let mode = |v: toml::Value, profile| {
+            let mut t = toml::value::Table::new();
+            t.insert("hystart".into(), v);
+            CubicConfig::from_params(&mut Params::new("cubic", &t, profile)).map(|c| c.hystart)
+        };
+        let s = |x: &str| toml::Value::String(x.into());
+        assert_eq!(
+            mode(s("hystart++"), Profile::Linux),
+            Ok(HyStartMode::PlusPlus)
+        );
+        assert_eq!(mode(s("classic"), Profile::Ns2), Ok(HyStartMode::Classic));
+        assert_eq!(mode(s("off"), Profile::Linux), Ok(HyStartMode::Off));
+        assert_eq!(
+            mode(toml::Value::Boolean(true), Profile::Ns2),
+            Ok(HyStartMode::Classic)
+        );
+        assert_eq!(
+            mode(toml::Value::Boolean(false), Profile::Linux),
+            Ok(HyStartMode::Off)
+        );
+        assert!(mode(s("hystart+"), Profile::Linux)
+            .unwrap_err()
+            .contains("hystart++"));
+        let none = toml::value::Table::new();
+        let d = |p| {
+            CubicConfig::from_params(&mut Params::new("cubic", &none, p))
+                .unwrap()
+                .hystart
+        };
+        assert_eq!(
+            d(Profile::Linux),
+            HyStartMode::Classic,
+            "Linux runs classic HyStart"
+        );
+        assert_eq!(d(Profile::Ns3), HyStartMode::Classic);
+        assert_eq!(d(Profile::Ns2), HyStartMode::Off);
     }
 
     /// Integrate the rate form at a fixed RTT for `secs` seconds from `t0`.

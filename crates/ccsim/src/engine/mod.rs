@@ -697,7 +697,7 @@ impl World {
                     .schedule(d, Event::Pace(FlowId(i as u32), fl.pace_gen));
             }
         }
-        if let Some(d) = fl.sender.rto_deadline {
+        if let Some(d) = fl.sender.timer_deadline() {
             if fl.rto_sched.is_none_or(|s| d < s) {
                 fl.rto_gen = fl.rto_gen.wrapping_add(1);
                 fl.rto_sched = Some(d);
@@ -715,11 +715,11 @@ impl World {
             return;
         }
         fl.rto_sched = None;
-        match fl.sender.rto_deadline {
+        match fl.sender.timer_deadline() {
             None => {}
             Some(d) if d > now => {}
             Some(_) => {
-                fl.sender.on_timeout(now, &mut self.out);
+                fl.sender.on_timer(now, &mut self.out);
             }
         }
         self.sync_rto(i);

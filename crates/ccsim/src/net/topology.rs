@@ -140,6 +140,7 @@ impl TcpTemplate {
             ssthresh_from_pipe: opts.ssthresh_from_pipe.unwrap_or(d.ssthresh_from_pipe),
             ecn: opts.ecn.unwrap_or(false),
             cwnd_validation: opts.cwnd_validation.unwrap_or(d.cwnd_validation),
+            rack: opts.rack.unwrap_or(d.rack),
             pacing: match &opts.pacing {
                 Some(pc) => pacing_mode(
                     pc.resolve()
@@ -205,6 +206,7 @@ impl TcpTemplate {
             "ssthresh_from_pipe": c.ssthresh_from_pipe && c.recovery == Recovery::Sack,
             "ecn": c.ecn,
             "cwnd_validation": c.cwnd_validation,
+            "rack": c.rack && c.recovery == Recovery::Sack,
             "pacing": match c.pacing {
                 PacingMode::None => "none",
                 PacingMode::Leaky { .. } => "leaky",

@@ -638,6 +638,7 @@ fn check_fluid_fields(sc: &Scenario) -> Result<(), ScenarioError> {
             pacing,
             ecn,
             cwnd_validation,
+            rack,
         } = o;
         let f = [
             ("delayed_ack", delayed_ack.is_some()),
@@ -655,6 +656,7 @@ fn check_fluid_fields(sc: &Scenario) -> Result<(), ScenarioError> {
             ("pacing", pacing.is_some()),
             ("ecn", ecn.is_some()),
             ("cwnd_validation", cwnd_validation.is_some()),
+            ("rack", rack.is_some()),
         ];
         for (name, set) in f {
             if set {

@@ -61,6 +61,9 @@ pub struct TcpOpts {
     /// RFC 7661 spirit (Linux `tcp_is_cwnd_limited`): a window that did not limit
     /// sending (pacer, receive window or application) does not grow.
     pub cwnd_validation: Option<bool>,
+    /// RFC 8985 RACK-TLP: time-based loss detection and the Tail Loss Probe, with SACK
+    /// recovery (Linux `net.ipv4.tcp_recovery = 1`).
+    pub rack: Option<bool>,
 }
 
 /// What a profile gives each TCP option left out (docs/tcp.md has the table and the
@@ -87,6 +90,7 @@ pub struct ProfileDefaults {
     pub rto_keeps_sack: bool,
     pub ssthresh_from_pipe: bool,
     pub cwnd_validation: bool,
+    pub rack: bool,
 }
 
 /// Linux's "no initial ssthresh": `TCP_INFINITE_SSTHRESH` (0x7fffffff segments).
@@ -120,6 +124,8 @@ impl ProfileDefaults {
                 rto_keeps_sack: true,
                 ssthresh_from_pipe: false,
                 cwnd_validation: true,
+                // net.ipv4.tcp_recovery = 1 (TCP_RACK_LOSS_DETECTION), Linux's default.
+                rack: true,
             },
             // The seed studies' ns-2 set-ups (Agent/TCP defaults as the studies set
             // them): exactly ccsim's defaults before profiles existed.
@@ -142,6 +148,7 @@ impl ProfileDefaults {
                 rto_keeps_sack: false,
                 ssthresh_from_pipe: false,
                 cwnd_validation: false,
+                rack: false,
             },
             // ns-3.44: TcpSocket InitialCwnd 10, InitialSlowStartThreshold UINT32_MAX,
             // DelAckCount 2, DelAckTimeout 200 ms; TcpSocketBase MinRto 1 s,
@@ -169,6 +176,9 @@ impl ProfileDefaults {
                 rto_keeps_sack: true,
                 ssthresh_from_pipe: true,
                 cwnd_validation: false,
+                // ns-3.44's TcpSocketBase has no RACK (its TcpRecoveryOps are classic
+                // and PRR) and no TLP.
+                rack: false,
             },
         }
     }
@@ -208,7 +218,8 @@ impl TcpOpts {
             ssthresh_from_pipe,
             pacing,
             ecn,
-            cwnd_validation
+            cwnd_validation,
+            rack
         )
     }
 }

@@ -738,6 +738,7 @@ mod tests {
             pacing: PacingMode::None,
             ecn: false,
             cwnd_validation: false,
+            rack: false,
             prr: true,
             rto_new_ssthresh: false,
             rto_keeps_sack: true,

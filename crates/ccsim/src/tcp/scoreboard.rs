@@ -1,35 +1,25 @@
 //! The RFC 6675 scoreboard: which segments above the cumulative ACK the receiver has
-//! SACKed, which are deemed lost, the data in the pipe and the next segment to send.
+//! SACKed, which are deemed lost (by DupThresh, and by RACK's clock), the data in the
+//! pipe and the next segment to send.
 //!
 //! Sequence numbers count segments. SACKed data is kept as sorted, disjoint ranges
 //! [start, end). A window usually has a handful of holes, but a slow start that
 //! overshoots a deep pipe leaves thousands (every other segment of the last round),
-//! so nothing done per ACK walks all of them: the SACKed totals that SetPipe needs are
-//! kept as counters (as Linux keeps `sacked_out`, `lost_out` and `retrans_out`), and
-//! lookups are binary searches. Units are segments: DupThresh SACKed segments stand
-//! for RFC 6675's "DupThresh·SMSS bytes".
+//! so nothing done per ACK walks all of them: the SACKed counts that SetPipe needs are
+//! kept as counters (as Linux keeps `sacked_out`, `lost_out` and `retrans_out`), each
+//! boundary a `Mark` that knows how many SACKed segments lie below it, and lookups are
+//! binary searches. Units are segments: DupThresh SACKed segments stand for RFC 6675's
+//! "DupThresh·SMSS bytes".
 
 use std::collections::VecDeque;
 
-/// SACK state of one sender.
-#[derive(Clone, Debug, Default)]
-pub struct Scoreboard {
-    /// SACKed ranges [start, end) above snd_una, sorted and disjoint.
-    /// A deque: ranges leave from the front as the cumulative ACK advances, and
-    /// retransmissions fill the lowest holes, so shifts stay short at either end.
-    sacked: VecDeque<(u64, u64)>,
-    /// One past the highest segment retransmitted in this recovery (HighRxt + 1).
-    rxt_next: u64,
-    /// Un-SACKed segments below this are lost (RFC 6675 IsLost, as a boundary).
-    lost_end: u64,
-    /// SACKed segments in all ranges.
-    total: u64,
-    /// SACKed segments below `rxt_next` (all ranges lie above snd_una).
-    below_rxt: u64,
-    /// SACKed segments at or above `lost_end`, as of the last `compute_lost_end`;
-    /// valid while `lost_fresh` (no change to the ranges since).
-    above_lost: u64,
-    lost_fresh: bool,
+/// A boundary in sequence space and the number of SACKed segments below it. The
+/// scoreboard's boundaries move up through a recovery, so moving one visits only the
+/// ranges it passes.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Mark {
+    at: u64,
+    below: u64,
 }
 
 /// Segments of [s, e) below `x`.
@@ -38,10 +28,101 @@ fn below(s: u64, e: u64, x: u64) -> u64 {
     e.min(x).saturating_sub(s)
 }
 
+/// SACK state of one sender.
+#[derive(Clone, Debug, Default)]
+pub struct Scoreboard {
+    /// SACKed ranges [start, end) above snd_una, sorted and disjoint. A deque: ranges
+    /// leave from the front as the cumulative ACK advances, and retransmissions fill
+    /// the lowest holes, so shifts stay short at either end.
+    sacked: VecDeque<(u64, u64)>,
+    /// SACKed segments in all ranges.
+    total: u64,
+    /// One past the highest segment retransmitted in this recovery (HighRxt + 1).
+    rxt_next: Mark,
+    /// Un-SACKed segments below this are lost (RFC 6675 IsLost, as a boundary).
+    lost_end: u64,
+    /// SACKed segments at or above `lost_end`, as of the last `compute_lost_end`;
+    /// valid while `lost_fresh` (no change to the ranges since).
+    above_lost: u64,
+    lost_fresh: bool,
+    /// Un-SACKed segments below this are lost by RACK's clock (RFC 8985 §6.2, tcp/rack.rs):
+    /// the boundary only moves up until a timeout.
+    rack_lost: Mark,
+    /// RACK's lost retransmissions (RFC 8985 §6.2 step 5 applied to retransmitted
+    /// segments): un-SACKed segments in [relost_start, relost_end), below HighRxt, whose
+    /// retransmission is lost and that are not resent yet.
+    relost_start: Mark,
+    relost_end: Mark,
+}
+
 impl Scoreboard {
+    /// The boundaries whose SACKed counts the range changes must keep.
+    #[inline]
+    fn marks(&mut self) -> [&mut Mark; 4] {
+        [
+            &mut self.rxt_next,
+            &mut self.rack_lost,
+            &mut self.relost_start,
+            &mut self.relost_end,
+        ]
+    }
+
+    /// A range [s, e) leaves (`sign` false) or joins (true) the SACKed set.
+    #[inline]
+    fn count(&mut self, s: u64, e: u64, joins: bool) {
+        if joins {
+            self.total += e - s;
+        } else {
+            self.total -= e - s;
+        }
+        for m in self.marks() {
+            let n = below(s, e, m.at);
+            if joins {
+                m.below += n;
+            } else {
+                m.below -= n;
+            }
+        }
+    }
+
+    /// The mark moved to `x`: its count visits only the ranges between the old and the
+    /// new place.
+    fn moved(sacked: &VecDeque<(u64, u64)>, m: Mark, x: u64) -> Mark {
+        let (lo, hi) = (m.at.min(x), m.at.max(x));
+        let i = sacked.partition_point(|&(_, e)| e <= lo);
+        let mut between = 0;
+        for &(s, e) in sacked.range(i..) {
+            if s >= hi {
+                break;
+            }
+            between += below(s.max(lo), e, hi);
+        }
+        Mark {
+            at: x,
+            below: if x >= m.at {
+                m.below + between
+            } else {
+                m.below - between
+            },
+        }
+    }
+
     /// Merge an ACK's SACK blocks (RFC 6675 §5 step (A) "Update"), clipped to
     /// [snd_una, high_tx).
+    #[inline]
     pub fn update(&mut self, blocks: impl Iterator<Item = (u64, u64)>, snd_una: u64, high_tx: u64) {
+        self.update_with(blocks, snd_una, high_tx, |_, _| {});
+    }
+
+    /// `update`, telling `newly` each range [a, b) that no earlier ACK had SACKed (RACK's
+    /// newly delivered segments, RFC 8985 §6.2 step 2).
+    pub fn update_with(
+        &mut self,
+        blocks: impl Iterator<Item = (u64, u64)>,
+        snd_una: u64,
+        high_tx: u64,
+        mut newly: impl FnMut(u64, u64),
+    ) {
         for (s, e) in blocks {
             let s = s.max(snd_una);
             let e = e.min(high_tx);
@@ -51,17 +132,24 @@ impl Scoreboard {
             // Ranges that overlap or touch [s, e) are i..j; replace them by one.
             let i = self.sacked.partition_point(|&(_, re)| re < s);
             let j = self.sacked.partition_point(|&(rs, _)| rs <= e);
+            let mut x = s;
+            for k in i..j {
+                let (rs, re) = self.sacked[k];
+                if rs.min(e) > x {
+                    newly(x, rs.min(e));
+                }
+                x = x.max(re);
+                self.count(rs, re, false);
+            }
+            if e > x {
+                newly(x, e);
+            }
             let (ns, ne) = if i < j {
                 (s.min(self.sacked[i].0), e.max(self.sacked[j - 1].1))
             } else {
                 (s, e)
             };
-            for &(rs, re) in self.sacked.range(i..j) {
-                self.total -= re - rs;
-                self.below_rxt -= below(rs, re, self.rxt_next);
-            }
-            self.total += ne - ns;
-            self.below_rxt += below(ns, ne, self.rxt_next);
+            self.count(ns, ne, true);
             self.lost_fresh = false;
             if i < j {
                 self.sacked[i] = (ns, ne);
@@ -75,15 +163,15 @@ impl Scoreboard {
     /// Forget SACK state below the new cumulative ACK point.
     pub fn advance(&mut self, snd_una: u64) {
         let k = self.sacked.partition_point(|&(_, e)| e <= snd_una);
-        for (s, e) in self.sacked.drain(..k) {
-            self.total -= e - s;
-            self.below_rxt -= below(s, e, self.rxt_next);
+        for n in 0..k {
+            let (s, e) = self.sacked[n];
+            self.count(s, e, false);
         }
-        if let Some(first) = self.sacked.front_mut() {
-            if first.0 < snd_una {
-                self.total -= snd_una - first.0;
-                self.below_rxt -= below(first.0, snd_una, self.rxt_next);
-                first.0 = snd_una;
+        self.sacked.drain(..k);
+        if let Some(&(s, e)) = self.sacked.front() {
+            if s < snd_una {
+                self.count(s, snd_una, false);
+                self.sacked[0] = (snd_una, e);
             }
         }
         if k > 0 {
@@ -91,55 +179,104 @@ impl Scoreboard {
         }
     }
 
+    /// Every boundary at `x`, nothing SACKed below it.
+    fn all_marks_at(&mut self, x: u64) {
+        let sacked = &self.sacked;
+        let m = Self::moved(sacked, Mark::default(), x);
+        self.rxt_next = m;
+        self.rack_lost = m;
+        self.relost_start = m;
+        self.relost_end = m;
+        self.lost_end = x;
+        self.lost_fresh = false;
+    }
+
     /// Start afresh at `snd_una` (after a timeout: RFC 2018 §8, the receiver may have
     /// reneged).
     pub fn reset(&mut self, snd_una: u64) {
         self.sacked.clear();
-        self.rxt_next = snd_una;
-        self.lost_end = snd_una;
         self.total = 0;
-        self.below_rxt = 0;
-        self.lost_fresh = false;
+        self.all_marks_at(snd_una);
     }
 
     /// A timeout that keeps what was SACKed (Linux `tcp_timeout_mark_lost`): nothing
     /// retransmitted in this loss episode yet.
     pub fn enter_loss(&mut self, snd_una: u64) {
-        self.set_rxt_next(snd_una);
-        self.lost_end = snd_una;
-        self.lost_fresh = false;
+        self.all_marks_at(snd_una);
+    }
+
+    /// Whether anything above snd_una is SACKed (RACK.segs_sacked > 0).
+    pub fn any_sacked(&self) -> bool {
+        !self.sacked.is_empty()
+    }
+
+    /// RACK's lost boundary (tcp/rack.rs): where its walk starts.
+    pub fn rack_lost(&self) -> u64 {
+        self.rack_lost.at
+    }
+
+    /// RACK marked every un-SACKed segment below `end` lost.
+    pub fn set_rack_lost(&mut self, end: u64) {
+        if end > self.rack_lost.at {
+            self.rack_lost = Self::moved(&self.sacked, self.rack_lost, end);
+            self.lost_fresh = false;
+        }
+    }
+
+    /// One past the highest segment retransmitted in this recovery (HighRxt + 1).
+    pub fn rxt_next(&self) -> u64 {
+        self.rxt_next.at
+    }
+
+    /// Where RACK's walk over this recovery's retransmissions starts.
+    pub fn relost_end(&self) -> u64 {
+        self.relost_end.at
+    }
+
+    /// RACK found the retransmissions of every un-SACKed segment below `end` (and below
+    /// HighRxt) lost: NextSeg sends them again first, and they leave the pipe.
+    pub fn set_relost(&mut self, end: u64) {
+        let end = end.min(self.rxt_next.at);
+        if end > self.relost_end.at {
+            self.relost_end = Self::moved(&self.sacked, self.relost_end, end);
+        }
+    }
+
+    /// Un-SACKed segments whose retransmission is lost and not yet resent.
+    fn relost_pending(&self, snd_una: u64) -> u64 {
+        let lo = self.relost_start.at.max(snd_una);
+        let hi = self.relost_end.at.max(lo);
+        // With nothing SACKed below snd_una (after `advance`), a mark there counts 0.
+        let sacked = if self.sacked.front().is_some_and(|r| r.0 < snd_una) {
+            self.sacked_in(lo, hi)
+        } else if self.relost_end.at < lo {
+            0
+        } else if self.relost_start.at >= snd_una {
+            self.relost_end.below - self.relost_start.below
+        } else {
+            self.relost_end.below
+        };
+        debug_assert_eq!(sacked, self.sacked_in(lo, hi));
+        (hi - lo) - sacked
     }
 
     /// Recovery begins with the retransmission of `seq` (RFC 6675 §5 step (4.3)).
     pub fn enter_recovery(&mut self, seq: u64) {
-        self.set_rxt_next(seq + 1);
+        self.rxt_next = Self::moved(&self.sacked, self.rxt_next, seq + 1);
+        let m = Self::moved(&self.sacked, self.rxt_next, seq);
+        self.relost_start = m;
+        self.relost_end = m;
     }
 
-    /// `seq`, below HighData, was retransmitted: HighRxt moves up to it.
+    /// `seq`, below HighData, was retransmitted: HighRxt moves up to it (or, for a
+    /// segment whose retransmission RACK found lost, the resend moves past it).
     pub fn retransmitted(&mut self, seq: u64) {
-        if seq + 1 > self.rxt_next {
-            self.set_rxt_next(seq + 1);
+        if seq + 1 > self.rxt_next.at {
+            self.rxt_next = Self::moved(&self.sacked, self.rxt_next, seq + 1);
         }
-    }
-
-    /// Move HighRxt + 1 to `x`, keeping `below_rxt`: only the ranges between the old
-    /// and the new value are visited (HighRxt climbs through a recovery).
-    fn set_rxt_next(&mut self, x: u64) {
-        let (lo, hi) = (self.rxt_next.min(x), self.rxt_next.max(x));
-        let i = self.sacked.partition_point(|&(_, e)| e <= lo);
-        let mut between = 0;
-        for &(s, e) in self.sacked.range(i..) {
-            if s >= hi {
-                break;
-            }
-            between += below(s.max(lo), e, hi);
+        if seq < self.relost_end.at && seq + 1 > self.relost_start.at {
+            self.relost_start = Self::moved(&self.sacked, self.relost_start, seq + 1);
         }
-        if x >= self.rxt_next {
-            self.below_rxt += between;
-        } else {
-            self.below_rxt -= between;
-        }
-        self.rxt_next = x;
     }
 
     /// SACKed segments in [x, y).
@@ -153,9 +290,7 @@ impl Scoreboard {
     /// SACKed segments in [snd_una, high_tx): the kept total when every range lies
     /// there (the case after `advance`), else counted.
     pub fn sacked(&self, snd_una: u64, high_tx: u64) -> u64 {
-        let inside = self.sacked.front().is_none_or(|r| r.0 >= snd_una)
-            && self.sacked.back().is_none_or(|r| r.1 <= high_tx);
-        let n = if inside {
+        let n = if self.inside(snd_una, high_tx) {
             self.total
         } else {
             self.sacked_in(snd_una, high_tx)
@@ -164,39 +299,57 @@ impl Scoreboard {
         n
     }
 
+    /// Every range lies in [snd_una, high_tx).
+    #[inline]
+    fn inside(&self, snd_una: u64, high_tx: u64) -> bool {
+        self.sacked.front().is_none_or(|r| r.0 >= snd_una)
+            && self.sacked.back().is_none_or(|r| r.1 <= high_tx)
+    }
+
+    /// Whether at least `n` segments are SACKed (RACK's reo_wnd asks it on every ACK).
+    pub fn sacked_at_least(&self, n: u64) -> bool {
+        self.total >= n
+    }
+
     /// RFC 6675 IsLost, as a boundary: a segment is lost when at least DupThresh
     /// SACKed segments lie above it, so every un-SACKed segment below the
-    /// DupThresh-th SACKed segment from the top is lost. Returns the boundary.
+    /// DupThresh-th SACKed segment from the top is lost; so is every un-SACKed segment
+    /// RACK marked (`set_rack_lost`). Returns the boundary.
     pub fn compute_lost_end(&mut self, snd_una: u64, dupthresh: u32) -> u64 {
         let need = dupthresh.max(1) as u64;
         let mut acc = 0;
-        self.lost_end = snd_una;
-        self.above_lost = self.total;
+        // The DupThresh boundary and the SACKed segments above it, from the top.
+        let (mut end, mut above) = (snd_una, self.total);
         for &(s, e) in self.sacked.iter().rev() {
             if acc + (e - s) >= need {
-                self.lost_end = e - (need - acc);
-                self.above_lost = need;
+                (end, above) = (e - (need - acc), need);
                 break;
             }
             acc += e - s;
         }
+        if self.rack_lost.at > end {
+            // Ranges lie at or above snd_una, so the mark's count is what lies below it.
+            (end, above) = (self.rack_lost.at, self.total - self.rack_lost.below);
+        }
+        self.lost_end = end;
+        self.above_lost = above;
         self.lost_fresh = true;
         self.lost_end
     }
 
     /// RFC 6675 §4 SetPipe, in segments: un-SACKed segments not deemed lost, plus
-    /// those retransmitted in this recovery (below HighRxt). O(1) after
-    /// `compute_lost_end` (the counters), whatever the number of holes.
+    /// those retransmitted in this recovery (below HighRxt) less those whose
+    /// retransmission RACK found lost. O(1) after `compute_lost_end` (the counters),
+    /// whatever the number of holes.
     pub fn pipe(&self, snd_una: u64, high_tx: u64) -> u64 {
         let lo = self.lost_end.clamp(snd_una, high_tx);
-        let rx = self.rxt_next.clamp(snd_una, high_tx);
+        let rx = self.rxt_next.at.clamp(snd_una, high_tx);
         let fast = self.lost_fresh
             && lo == self.lost_end
-            && rx == self.rxt_next
-            && self.sacked.front().is_none_or(|r| r.0 >= snd_una)
-            && self.sacked.back().is_none_or(|r| r.1 <= high_tx);
+            && rx == self.rxt_next.at
+            && self.inside(snd_una, high_tx);
         let (sacked_above_lo, sacked_below_rx) = if fast {
-            (self.above_lost, self.below_rxt)
+            (self.above_lost, self.rxt_next.below)
         } else {
             (self.sacked_in(lo, high_tx), self.sacked_in(snd_una, rx))
         };
@@ -204,7 +357,12 @@ impl Scoreboard {
         debug_assert_eq!(sacked_below_rx, self.sacked_in(snd_una, rx));
         let not_lost = (high_tx - lo) - sacked_above_lo;
         let retx = (rx - snd_una) - sacked_below_rx;
-        not_lost + retx
+        let relost = if self.relost_end.at > snd_una {
+            self.relost_pending(snd_una)
+        } else {
+            0
+        };
+        not_lost + retx - relost
     }
 
     /// The lowest un-SACKed segment at or above `x`.
@@ -219,12 +377,25 @@ impl Scoreboard {
         x
     }
 
+    /// The lowest SACKed segment at or above `x` (u64::MAX if none).
+    pub fn next_sacked(&self, x: u64) -> u64 {
+        let i = self.sacked.partition_point(|&(_, e)| e <= x);
+        self.sacked.get(i).map_or(u64::MAX, |&(s, _)| s.max(x))
+    }
+
     /// RFC 6675 §4 NextSeg: (1) the lowest lost segment above HighRxt, (2) new data
     /// when `new_data` (the sender has some and the receive window allows it), (3) the
     /// lowest un-SACKed segment above HighRxt below HighACK. Rule 4 (rescue
     /// retransmission) is optional and not used. Call `compute_lost_end` first.
     pub fn next_seg(&self, snd_una: u64, snd_nxt: u64, new_data: bool) -> Option<u64> {
-        let x = self.next_unsacked(self.rxt_next.max(snd_una));
+        // Before rule 1: a segment whose retransmission RACK found lost.
+        if self.relost_end.at > snd_una {
+            let x = self.next_unsacked(self.relost_start.at.max(snd_una));
+            if x < self.relost_end.at {
+                return Some(x);
+            }
+        }
+        let x = self.next_unsacked(self.rxt_next.at.max(snd_una));
         if x < self.lost_end {
             return Some(x);
         }
@@ -283,8 +454,9 @@ mod tests {
         assert_eq!((sb.compute_lost_end(0, 3), sb.pipe(0, 10)), (0, 10));
     }
 
-    /// The kept counters against RFC 6675 §4 computed segment by segment on a bitmap:
-    /// random SACK blocks (hundreds of holes), cumulative ACKs, retransmissions,
+    /// The kept counters against RFC 6675 §4 (and RACK's marks, RFC 8985 §6.2)
+    /// computed segment by segment on a bitmap: random SACK blocks (hundreds of
+    /// holes), cumulative ACKs, retransmissions, RACK's lost and re-lost marks,
     /// recovery and loss entries. SetPipe must agree at every step.
     #[test]
     fn pipe_counters_match_a_segment_by_segment_count() {
@@ -300,10 +472,11 @@ mod tests {
         let mut una = 0u64;
         let mut bits = vec![false; high_tx as usize];
         let mut highrxt = 0u64; // HighRxt + 1
+        let (mut rack_lost, mut relost_start, mut relost_end) = (0u64, 0u64, 0u64);
         let mut most_holes = 0;
         for step in 0..6_000 {
             match rnd(100) {
-                0..=69 => {
+                0..=64 => {
                     let s = una + rnd(high_tx - una);
                     let e = (s + 1 + rnd(3)).min(high_tx);
                     sb.update([(s, e)].into_iter(), una, high_tx);
@@ -311,35 +484,92 @@ mod tests {
                         *b = true;
                     }
                 }
-                70..=79 => {
+                65..=74 => {
                     una = (una + rnd(4)).min(high_tx - 1);
                     sb.advance(una);
                 }
-                80..=94 => {
+                75..=86 => {
                     let seq = una + rnd(200).min(high_tx - 1 - una);
                     sb.retransmitted(seq);
                     highrxt = highrxt.max(seq + 1);
+                    if seq < relost_end {
+                        relost_start = relost_start.max(seq + 1);
+                    }
+                }
+                87..=90 => {
+                    let end = una + rnd(300);
+                    sb.set_rack_lost(end);
+                    rack_lost = rack_lost.max(end);
+                }
+                91..=94 => {
+                    let end = una + rnd(300);
+                    sb.set_relost(end);
+                    relost_end = relost_end.max(end.min(highrxt));
                 }
                 95..=97 => {
                     sb.enter_recovery(una);
                     highrxt = una + 1;
+                    (relost_start, relost_end) = (una, una);
                 }
                 _ => {
                     sb.enter_loss(una);
                     highrxt = una;
+                    (rack_lost, relost_start, relost_end) = (una, una, una);
                 }
             }
             let lost_end = sb.compute_lost_end(una, 3);
             let sacked = |a: u64, b: u64| (a..b).filter(|&i| bits[i as usize]).count() as u64;
-            // IsLost: at least DupThresh SACKed segments above.
+            // IsLost: at least DupThresh SACKed segments above, or RACK's mark.
             let lo = lost_end.clamp(una, high_tx);
-            assert!(sacked(lo, high_tx) <= 3, "step {step}");
+            assert!(sacked(lo, high_tx) <= 3 || lo == rack_lost, "step {step}");
+            assert!(lo >= rack_lost.min(high_tx), "step {step}");
             let rx = highrxt.clamp(una, high_tx);
-            let expect = (high_tx - lo) - sacked(lo, high_tx) + (rx - una) - sacked(una, rx);
+            let rl = relost_start.max(una);
+            let rh = relost_end.max(rl);
+            let relost = if relost_end > una {
+                (rh - rl) - sacked(rl, rh)
+            } else {
+                0
+            };
+            let expect =
+                (high_tx - lo) - sacked(lo, high_tx) + (rx - una) - sacked(una, rx) - relost;
             assert_eq!(sb.pipe(una, high_tx), expect, "step {step}");
             assert_eq!(sb.sacked(una, high_tx), sacked(una, high_tx), "step {step}");
             most_holes = most_holes.max(sb.sacked.len());
         }
         assert!(most_holes > 300, "the test reached hundreds of holes");
+    }
+
+    /// RACK's lost retransmissions: out of the pipe, first in NextSeg, back in the pipe
+    /// once resent.
+    #[test]
+    fn relost_retransmissions_leave_the_pipe_and_are_resent_first() {
+        let mut sb = two_holes();
+        sb.compute_lost_end(0, 3);
+        sb.enter_recovery(0);
+        sb.retransmitted(2);
+        assert_eq!(sb.pipe(0, 10), 2);
+        sb.set_relost(1);
+        assert_eq!(sb.pipe(0, 10), 1, "0's resend is lost");
+        assert_eq!(sb.next_seg(0, 10, true), Some(0));
+        sb.retransmitted(0);
+        assert_eq!(sb.pipe(0, 10), 2);
+        assert_eq!(sb.next_seg(0, 10, true), Some(10));
+        // Never past HighRxt.
+        sb.set_relost(10);
+        assert_eq!(sb.relost_end(), 3);
+    }
+
+    /// `update_with` reports exactly the segments no earlier block covered.
+    #[test]
+    fn update_with_reports_newly_sacked_ranges() {
+        let mut sb = two_holes();
+        let mut got = Vec::new();
+        sb.update_with([(0, 12)].into_iter(), 0, 11, |a, b| got.push((a, b)));
+        assert_eq!(got, vec![(0, 1), (2, 3), (10, 11)]);
+        assert!(sb.sacked_at_least(11) && !sb.sacked_at_least(12));
+        got.clear();
+        sb.update_with([(3, 5)].into_iter(), 0, 11, |a, b| got.push((a, b)));
+        assert!(got.is_empty());
     }
 }

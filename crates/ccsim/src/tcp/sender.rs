@@ -27,6 +27,12 @@
 //!   fast retransmit until snd_una passes the recovery point set at the timeout.
 //!
 //! The RFC 6675 scoreboard is in `scoreboard.rs`, once-per-RTT rounds in `round.rs`.
+//!
+//! With `rack` (RFC 8985, SACK recovery only; `rack.rs`) losses are also found by time:
+//! an un-SACKed segment sent before the most recently sent delivered one is lost once it
+//! has waited RACK.rtt + reo_wnd (on an ACK, or by the reordering timer), and a Tail
+//! Loss Probe goes out 2·SRTT after the last ACK when nothing is SACKed. The sender's
+//! one timer (`timer_deadline`) is then the earliest of RTO, reordering timer and PTO.
 
 use crate::cc::{
     Ack, CaState, Congestion, CongestionControl, CongestionKind, EcnStyle, Round, RttStats, Window,
@@ -35,6 +41,7 @@ use crate::metrics::hist::DelayHist;
 use crate::packet::{Ecn, Packet, PktKind, XcpHeader};
 use crate::tcp::delivery::DeliveryRate;
 use crate::tcp::pacer::{Pacer, PacingMode};
+use crate::tcp::rack::{self, Rack};
 use crate::tcp::round::RoundTracker;
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::scoreboard::Scoreboard;
@@ -82,6 +89,9 @@ pub struct SenderConfig {
     /// RFC 7661 spirit (Linux `tcp_is_cwnd_limited`): an ACK that was not cwnd-limited
     /// does not let the window grow (the algorithm still sees it).
     pub cwnd_validation: bool,
+    /// RFC 8985 RACK-TLP loss detection (Linux `net.ipv4.tcp_recovery = 1`), with SACK
+    /// recovery only (Linux `tcp_is_rack` needs SACK too).
+    pub rack: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -96,6 +106,8 @@ pub struct SenderStats {
     pub recovery_time: Time,
     /// Data packets sent at the same instant as the previous one (bursts).
     pub back_to_back: u64,
+    /// Tail Loss Probes sent (RFC 8985 §7.3).
+    pub loss_probes: u64,
 }
 
 /// Whether the window limited sending, tracked per window of data as Linux's
@@ -180,6 +192,17 @@ pub struct Sender {
     prr_delivered: u64,
     prr_out: u64,
     recover_fs: u64,
+    /// RACK-TLP (RFC 8985) when `cfg.rack` and SACK recovery.
+    rack: Option<Box<Rack>>,
+    /// RFC 8985 §6.3 reordering timer and §7.2 PTO (RACK only).
+    reo_at: Option<Time>,
+    tlp_at: Option<Time>,
+    /// RFC 8985 §7.3 TLP.end_seq (high_tx after the probe) while a probe is
+    /// outstanding, and whether it was a retransmission (Linux `tlp_retrans`).
+    tlp_end: Option<u64>,
+    tlp_retx: bool,
+    /// The ACK being processed SACKed something new (RACK's and TLP's bookkeeping).
+    ack_new_sack: bool,
 }
 
 /// Out of line: inlined, the histogram's few instructions cost the ACK path more in
@@ -218,6 +241,7 @@ impl Sender {
         let mut cfg = cfg;
         cfg.ecn = ect != Ecn::NotEct;
         let cong_control = cc.cong_control();
+        let rack = (cfg.rack && cfg.recovery == Recovery::Sack).then(|| Box::new(Rack::new()));
         Sender {
             rtt_samples: DelayHist::new(),
             stopped: false,
@@ -257,6 +281,12 @@ impl Sender {
             prr_delivered: 0,
             prr_out: 0,
             recover_fs: 0,
+            rack,
+            reo_at: None,
+            tlp_at: None,
+            tlp_end: None,
+            tlp_retx: false,
+            ack_new_sack: false,
         }
     }
 
@@ -372,6 +402,10 @@ impl Sender {
         if let Some(d) = &mut self.rate {
             d.on_send(seq, now, retx, self.snd_una, self.high_tx - self.snd_una);
         }
+        // RACK: Segment.xmit_ts (RFC 8985 §5.2).
+        if let Some(r) = &mut self.rack {
+            r.on_send(seq, now, retx, self.snd_una);
+        }
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
@@ -402,6 +436,9 @@ impl Sender {
         if self.state == CaState::Recovery && self.cfg.recovery == Recovery::Sack {
             self.sack_send(paced, now, out);
             self.rate_check_app_limited();
+            if self.rack.is_some() {
+                self.tlp_at = None;
+            }
             return;
         }
         let cwnd = self.win.cwnd.floor().max(1.0) as u64;
@@ -430,6 +467,171 @@ impl Sender {
         let limited = self.in_flight() >= cwnd;
         self.validate_cwnd(sent, limited);
         self.rate_check_app_limited();
+        if self.rack.is_some() {
+            self.arm_pto(now);
+        }
+    }
+
+    /// RFC 8985 §7.2: (re)arm the PTO after sending new data or an ACK of new data,
+    /// unless in recovery or Loss, something is SACKed (the reordering timer covers it),
+    /// nothing is out, or a probe is outstanding (§7.3: one at a time; the RTO then
+    /// stands, where Linux's PTO would fire only to re-arm the RTO from now).
+    /// Called at the end of every send attempt (each ACK ends in one).
+    fn arm_pto(&mut self, now: Time) {
+        self.tlp_at = (self.state == CaState::Open
+            && self.snd_una < self.high_tx
+            && self.tlp_end.is_none()
+            && !self.sb.any_sacked())
+        .then(|| {
+            let left = self.rto_deadline.map(|d| d.saturating_sub(now));
+            now + rack::pto(
+                self.rtt.srtt().map(|_| self.rtt.srtt_time()),
+                self.in_flight(),
+                left,
+            )
+        });
+    }
+
+    /// The sender's next timer: the RTO, or with RACK the reordering timer or the PTO if
+    /// earlier. The engine calls `on_timer` when it passes.
+    #[inline]
+    pub fn timer_deadline(&self) -> Option<Time> {
+        let mut d = self.rto_deadline;
+        if self.rack.is_some() {
+            for t in [self.reo_at, self.tlp_at].into_iter().flatten() {
+                d = Some(d.map_or(t, |x| x.min(t)));
+            }
+        }
+        d
+    }
+
+    /// The timer of `timer_deadline` expired: the reordering timer (RFC 8985 §6.3),
+    /// the PTO (§7.3) or the RTO, whichever is due first.
+    pub fn on_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if self.reo_at.is_some_and(|t| t <= now) {
+            self.on_reorder_timeout(now, out);
+        } else if self.tlp_at.is_some_and(|t| t <= now) {
+            self.on_probe_timeout(now, out);
+        } else if self.rto_deadline.is_some_and(|t| t <= now) {
+            self.on_timeout(now, out);
+        }
+    }
+
+    /// RFC 8985 §6.3 RACK_reo_timeout (Linux `tcp_rack_reo_timeout`): detect again;
+    /// losses start recovery if not in it, and are retransmitted.
+    fn on_reorder_timeout(&mut self, now: Time, out: &mut Vec<Packet>) {
+        self.reo_at = None;
+        if self.stopped {
+            return;
+        }
+        if self.rack_detect(now) && self.state == CaState::Open {
+            self.enter_recovery(now, out);
+        }
+        self.try_send(now, out);
+    }
+
+    /// RFC 8985 §7.3 (Linux `tcp_send_loss_probe`): one new segment if there is one
+    /// (whatever cwnd says), else the highest segment sent again; at most one probe
+    /// outstanding. The RTO is armed afresh after it.
+    fn on_probe_timeout(&mut self, now: Time, out: &mut Vec<Packet>) {
+        self.tlp_at = None;
+        if self.stopped || self.state != CaState::Open || self.snd_una >= self.high_tx {
+            return;
+        }
+        if self.tlp_end.is_some() {
+            return; // never armed while a probe is out (arm_pto)
+        }
+        let new_data = self.snd_nxt == self.high_tx
+            && self.snd_nxt < self.limit
+            && self.snd_nxt - self.snd_una < self.cfg.rwnd;
+        let seq = if new_data {
+            self.snd_nxt
+        } else {
+            self.high_tx - 1
+        };
+        self.segment(seq, now, out);
+        if new_data {
+            self.snd_nxt += 1;
+            self.high_tx = self.snd_nxt;
+        }
+        self.stats.loss_probes += 1;
+        self.tlp_end = Some(self.high_tx);
+        self.tlp_retx = !new_data;
+        self.rto_deadline = Some(now + self.rtt.rto());
+    }
+
+    /// RFC 8985 §7.4, as Linux `tcp_process_tlp_ack`: an ACK at or past TLP.end_seq
+    /// ends the probe's episode. A new-data probe needs nothing more; a retransmitted
+    /// one that an ACK beyond TLP.end_seq follows repaired a loss (no duplicate showed
+    /// both copies arrived): the window is reduced once, as Linux's CWR; a pure
+    /// duplicate ACK says both copies arrived.
+    fn tlp_ack(&mut self, a: u64, una_advanced: bool, now: Time) {
+        let Some(end) = self.tlp_end else {
+            return;
+        };
+        if a < end {
+            return;
+        }
+        if !self.tlp_retx {
+            self.tlp_end = None;
+        } else if a > end {
+            self.tlp_end = None;
+            if self.state == CaState::Open {
+                self.win.ssthresh = self.congestion(CongestionKind::FastRetransmit, now);
+                if !self.cong_control {
+                    self.win.cwnd = self.win.ssthresh.max(1.0);
+                }
+            }
+        } else if !una_advanced && !self.ack_new_sack {
+            self.tlp_end = None;
+        }
+    }
+
+    /// RFC 8985 §6.2 step 5 with step 4's reo_wnd: move the scoreboard's lost boundary
+    /// over what RACK deems lost and (re)arm the reordering timer. True if it moved.
+    /// Only with something SACKed or in recovery (Linux runs RACK on "dubious" ACKs);
+    /// not in Loss, where the go-back-N resend covers everything.
+    fn rack_detect(&mut self, now: Time) -> bool {
+        let Some(r) = &self.rack else {
+            return false;
+        };
+        self.reo_at = None;
+        if self.state == CaState::Loss || !(self.sb.any_sacked() || self.state == CaState::Recovery)
+        {
+            return false;
+        }
+        let sb = &self.sb;
+        let reo = r.reo_wnd(
+            self.state == CaState::Recovery,
+            || sb.sacked_at_least(self.cfg.dupthresh as u64),
+            self.rtt.srtt_time(),
+        );
+        // First transmissions: above this recovery's retransmissions (HighRxt).
+        let from = self
+            .snd_una
+            .max(self.sb.rack_lost())
+            .max(self.sb.rxt_next());
+        let (end, mut timer) = r.detect(from, self.high_tx, now, reo, |x| sb.next_unsacked(x));
+        // This recovery's retransmissions (Linux's RACK finds lost retransmissions the
+        // same way: by their own xmit_ts).
+        let (mut moved, rx) = (false, self.sb.rxt_next());
+        let from2 = self.snd_una.max(self.sb.relost_end());
+        if self.state == CaState::Recovery && from2 < rx {
+            let (end2, t2) = r.detect(from2, rx, now, reo, |x| sb.next_unsacked(x));
+            if let Some(t) = t2 {
+                timer = Some(timer.map_or(t, |u| u.min(t)));
+            }
+            if end2 > from2 {
+                self.sb.set_relost(end2);
+                moved = true;
+            }
+        }
+        self.reo_at = timer;
+        if end > from {
+            self.sb.set_rack_lost(end);
+            moved = true;
+        }
+        moved
     }
 
     /// After a timeout that kept the scoreboard (Linux tcp_timeout_mark_lost): the
@@ -568,6 +770,8 @@ impl Sender {
     pub fn stop(&mut self) {
         self.stopped = true;
         self.rto_deadline = None;
+        self.reo_at = None;
+        self.tlp_at = None;
         self.pace_at = None;
     }
 
@@ -611,7 +815,12 @@ impl Sender {
                     self.snd_una + self.sb.sacked(self.snd_una, self.high_tx),
                 )
             });
+        let una = self.snd_una;
+        self.ack_new_sack = false;
         let rtt = self.process_ack(ack, now, out);
+        if self.tlp_end.is_some() {
+            self.tlp_ack(ack.seq, self.snd_una > una, now);
+        }
         if let Some((una, before)) = prr_before {
             if self.state == CaState::Recovery {
                 let after = self.snd_una + self.sb.sacked(self.snd_una, self.high_tx);
@@ -635,20 +844,22 @@ impl Sender {
         let sack = self.cfg.recovery == Recovery::Sack;
         let mut rtt = None;
         if a > self.snd_una {
+            if self.rack.is_some() {
+                self.rack_delivered(self.snd_una, a, now);
+            }
             rtt = self.on_new_ack(a, ack, now, out);
             if sack {
-                self.sb
-                    .update(ack.sack_blocks(), self.snd_una, self.high_tx);
-                if let Some(d) = &mut self.rate {
-                    d.sacked(ack.sack_blocks(), self.snd_una, self.high_tx);
+                self.sack_update(ack, now);
+                if self.rack.is_some() && self.rack_detect(now) && self.state == CaState::Open {
+                    // RFC 8985 §6.2: RACK found a loss on an ACK of new data.
+                    self.enter_recovery(now, out);
                 }
             }
         } else if a == self.snd_una && self.snd_una < self.high_tx {
             if sack {
-                self.sb
-                    .update(ack.sack_blocks(), self.snd_una, self.high_tx);
-                if let Some(d) = &mut self.rate {
-                    d.sacked(ack.sack_blocks(), self.snd_una, self.high_tx);
+                self.sack_update(ack, now);
+                if self.rack.is_some() {
+                    self.rack_detect(now);
                 }
             } else if let Some(d) = &mut self.rate {
                 d.dupack_no_sack(self.snd_nxt - self.snd_una);
@@ -656,6 +867,41 @@ impl Sender {
             self.on_dupack(now, out);
         }
         rtt
+    }
+
+    /// The ACK's SACK blocks into the scoreboard (and, with them, the delivery-rate
+    /// estimator's and RACK's newly delivered segments).
+    #[inline]
+    fn sack_update(&mut self, ack: &Packet, now: Time) {
+        if let Some(r) = &mut self.rack {
+            let mut new = false;
+            self.sb
+                .update_with(ack.sack_blocks(), self.snd_una, self.high_tx, |x, y| {
+                    new = true;
+                    r.delivered(x, y, now);
+                });
+            self.ack_new_sack = new;
+        } else {
+            self.sb
+                .update(ack.sack_blocks(), self.snd_una, self.high_tx);
+        }
+        if let Some(d) = &mut self.rate {
+            d.sacked(ack.sack_blocks(), self.snd_una, self.high_tx);
+        }
+    }
+
+    /// RACK (RFC 8985 §6.2 steps 2-3): the segments [una, a) that the cumulative ACK
+    /// delivers, less those SACKed before.
+    fn rack_delivered(&mut self, una: u64, a: u64, now: Time) {
+        let Some(r) = &mut self.rack else {
+            return;
+        };
+        let mut x = una;
+        while x < a {
+            let y = self.sb.next_sacked(x).min(a);
+            r.delivered(x, y, now);
+            x = self.sb.next_unsacked(y);
+        }
     }
 
     /// RFC 6937 §3.1, per ACK in SACK recovery: cwnd = pipe + sndcnt, where sndcnt
@@ -895,6 +1141,8 @@ impl Sender {
     /// recovery's rule, and the retransmission of the first unacknowledged segment.
     fn enter_recovery(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.stats.fast_retransmits += 1;
+        // Linux tcp_init_cwnd_reduction: a probe's episode ends in this recovery.
+        self.tlp_end = None;
         self.prior_cwnd = self.win.cwnd;
         // RFC 6937: RecoverFS = snd.nxt − snd.una (Linux divides by prior_cwnd, the
         // same when the window limited sending).
@@ -985,6 +1233,9 @@ impl Sender {
     /// Loss.
     pub fn on_timeout(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.rto_deadline = None;
+        // Linux tcp_retransmit_timer: no probe outstanding, no reordering timer.
+        self.tlp_end = None;
+        self.reo_at = None;
         if self.snd_una >= self.high_tx {
             return;
         }
@@ -1065,6 +1316,7 @@ mod tests {
             pacing: PacingMode::None,
             ecn: true,
             cwnd_validation: false,
+            rack: false,
         }
     }
 
@@ -1377,6 +1629,228 @@ mod tests {
                 assert_eq!(seen, vec![10.0, 10.0]);
                 assert_eq!(s.ssthresh(), 5.0);
             }
+        }
+    }
+
+    /// When the RACK tests' senders start (a timestamp echo of 0 gives no RTT sample).
+    const S0: Time = Time::from_millis(1);
+
+    /// A RACK sender (RFC 8985) in congestion avoidance that has sent segments
+    /// 0..window at S0; `limit` segments in all (None: unlimited).
+    fn rack_sender(rack: bool, window: f64, limit: Option<u64>) -> Sender {
+        let cc = build("reno", &Default::default(), Profile::Ns2).unwrap();
+        let mut cfg = config(Recovery::Sack, window);
+        cfg.rack = rack;
+        cfg.prr = true;
+        let mut s = Sender::new(cfg, cc, 0, 0, limit.map(|n| n * 1000));
+        let mut out = Vec::new();
+        s.start(S0, &mut out);
+        s
+    }
+
+    /// An ACK of everything below `seq` at `now`, echoing S0.
+    fn ack0(seq: u64, now: Time) -> Packet {
+        sack_ack(seq, &[], now, S0)
+    }
+
+    /// An ACK up to `seq` with SACK blocks (absolute segments) echoing `ecr`.
+    fn sack_ack(seq: u64, blocks: &[(u64, u64)], now: Time, ecr: Time) -> Packet {
+        let mut p = ack(seq, now);
+        p.ts_ecr = ecr;
+        let off: Vec<(u32, u32)> = blocks
+            .iter()
+            .map(|&(a, b)| ((a - seq) as u32, (b - seq) as u32))
+            .collect();
+        p.set_sack(&off);
+        p
+    }
+
+    /// RFC 8985 §6.2 (b): segment 7 of 0..10 lost, two duplicate ACKs (8 and 9 SACKed,
+    /// fewer than DupThresh): RACK marks 7 lost once now ≥ xmit_ts + RACK.rtt + reo_wnd,
+    /// reo_wnd = min_RTT/4 (no reordering seen, not in recovery, 2 < DupThresh SACKed),
+    /// by the reordering timer at exactly that instant. Without RACK the two duplicates
+    /// start nothing and only the RTO is pending.
+    #[test]
+    fn rack_marks_a_loss_with_two_dupacks_after_rtt_plus_reo_wnd() {
+        for rack in [true, false] {
+            let mut s = rack_sender(rack, 10.0, None);
+            let mut out = Vec::new();
+            s.on_ack(&ack0(7, S0 + ms(100)), S0 + ms(100), &mut out);
+            let t1 = S0 + ms(100) + Time::from_micros(1);
+            s.on_ack(&sack_ack(7, &[(8, 9)], t1, S0), t1, &mut out);
+            let t2 = S0 + ms(100) + Time::from_micros(2);
+            s.on_ack(&sack_ack(7, &[(8, 10)], t2, S0), t2, &mut out);
+            assert_eq!(s.state(), CaState::Open);
+            assert_eq!(s.stats.retransmits, 0);
+            if !rack {
+                assert_eq!(s.timer_deadline(), s.rto_deadline);
+                continue;
+            }
+            // RACK.xmit_ts = S0 (segment 9), RACK.rtt = t2 − S0; segment 7 left at S0;
+            // RACK.min_RTT 100 ms (segments 0..7).
+            let r = s.rack.as_ref().unwrap();
+            assert_eq!(r.rtt, t2 - S0);
+            let min_rtt = r.min_rtt.unwrap();
+            assert_eq!(min_rtt, ms(100));
+            let due = S0 + r.rtt + Time(min_rtt.ps() / 4);
+            assert_eq!(s.reo_at, Some(due));
+            assert_eq!(s.timer_deadline(), Some(due));
+            // One picosecond early: nothing.
+            s.on_timer(Time(due.ps() - 1), &mut out);
+            assert_eq!((s.state(), s.stats.retransmits), (CaState::Open, 0));
+            out.clear();
+            s.on_timer(due, &mut out);
+            assert_eq!(s.state(), CaState::Recovery);
+            assert_eq!(s.stats.fast_retransmits, 1);
+            assert_eq!(retransmits(&out), vec![7]);
+        }
+    }
+
+    /// RFC 8985 §6.2 (c): segment 7 reordered behind 8 and 9 by less than reo_wnd
+    /// (min_RTT/4 = 25 ms) is not retransmitted, and RACK notes the reordering; the
+    /// same segment later than reo_wnd is (the check can fail).
+    #[test]
+    fn rack_tolerates_reordering_within_reo_wnd() {
+        for (delay_ms, spurious) in [(10, false), (30, true)] {
+            let mut s = rack_sender(true, 10.0, None);
+            let mut out = Vec::new();
+            s.on_ack(&ack0(7, S0 + ms(100)), S0 + ms(100), &mut out);
+            let t1 = S0 + ms(100) + Time::from_micros(1);
+            s.on_ack(&sack_ack(7, &[(8, 10)], t1, S0), t1, &mut out);
+            let late = S0 + ms(100 + delay_ms);
+            if let Some(d) = s.timer_deadline().filter(|&d| d <= late) {
+                s.on_timer(d, &mut out);
+            }
+            s.on_ack(&ack0(10, late), late, &mut out);
+            assert_eq!(s.stats.retransmits > 0, spurious, "delay {delay_ms} ms");
+            assert_eq!(s.stats.fast_retransmits > 0, spurious);
+            if !spurious {
+                assert_eq!(s.state(), CaState::Open);
+                assert!(s.rack.as_ref().unwrap().reordering_seen);
+                assert_eq!(s.reo_at, None);
+            }
+        }
+    }
+
+    /// RFC 8985 §6.2 step 5 on retransmissions: segment 0 lost, recovery resends it,
+    /// and the resend is lost too. Once a segment sent after the resend is SACKed and
+    /// RACK.rtt has passed since it (reo_wnd 0 in recovery), RACK deems the resend lost
+    /// and segment 0 goes out a third time, without waiting for the RTO. Without RACK
+    /// nothing resends it before the timer.
+    #[test]
+    fn rack_finds_a_lost_retransmission() {
+        for rack in [true, false] {
+            let mut s = rack_sender(rack, 10.0, None);
+            let mut out = Vec::new();
+            let base = S0 + ms(100);
+            for k in 1..=9u64 {
+                let t = base + Time::from_micros(k);
+                s.on_ack(&sack_ack(0, &[(1, 1 + k)], t, S0), t, &mut out);
+            }
+            assert_eq!(s.state(), CaState::Recovery);
+            assert_eq!(retransmits(&out), vec![0]);
+            // PRR sent new segments 10.. after the resend (at base + 3 µs).
+            let first_new = out.iter().find(|p| !p.retx).map(|p| p.seq).unwrap();
+            assert_eq!(first_new, 10);
+            let t = base + ms(100) + Time::from_micros(50);
+            out.clear();
+            s.on_ack(&sack_ack(0, &[(1, 11)], t, S0), t, &mut out);
+            if rack {
+                assert_eq!(retransmits(&out), vec![0], "the lost resend, resent");
+                assert_eq!(s.stats.retransmits, 2);
+            } else {
+                assert!(retransmits(&out).is_empty());
+            }
+            assert_eq!((s.state(), s.stats.timeouts), (CaState::Recovery, 0));
+        }
+    }
+
+    /// RFC 8985 §7 (a): the last two of ten segments lost, RTT 20 ms. No ACK follows the
+    /// one for 0..8, so no duplicate ACK can ever start a recovery; the PTO fires at
+    /// 2·SRTT after that ACK (two segments out: no delayed-ACK allowance), well before
+    /// the RTO (200 ms minimum), and probes with the highest segment (no new data).
+    /// Its SACK lets RACK mark segment 8 lost at once (sent long before the probe):
+    /// segment 8 is resent at last ACK + PTO + RTT, not at last ACK + RTO.
+    #[test]
+    fn tlp_recovers_a_tail_loss_in_two_srtt_not_an_rto() {
+        for rack in [true, false] {
+            let mut s = rack_sender(rack, 10.0, Some(10));
+            let mut out = Vec::new();
+            let rtt = ms(20);
+            for k in 1..=8u64 {
+                let t = S0 + rtt + Time::from_micros(k);
+                s.on_ack(&ack0(k, t), t, &mut out);
+            }
+            let last = S0 + rtt + Time::from_micros(8);
+            let srtt = s.rtt.srtt_time();
+            let rto_at = last + s.rtt.rto();
+            assert_eq!(s.rtt.rto(), ms(200), "the minimum RTO");
+            if !rack {
+                assert_eq!(s.timer_deadline(), Some(rto_at));
+                continue;
+            }
+            // §7.2: PTO = 2·SRTT with two segments in flight.
+            let pto = last + Time(2 * srtt.ps());
+            assert_eq!(s.timer_deadline(), Some(pto));
+            out.clear();
+            s.on_timer(pto, &mut out);
+            assert_eq!(s.stats.loss_probes, 1);
+            assert_eq!(retransmits(&out), vec![9], "the highest segment");
+            // §7.3: the RTO is armed after the probe, and no second probe follows.
+            assert_eq!(s.rto_deadline, Some(pto + s.rtt.rto()));
+            assert_eq!(s.tlp_at, None);
+            // The probe's SACK, one RTT later (an RTT at least min_RTT, else §6.2 step 2
+            // would take the ACK for the original's), echoing the last in-order
+            // segment's timestamp (RFC 7323 §4.3): RACK marks 8 lost, recovery resends it.
+            let t = pto + rtt + Time::from_micros(10);
+            out.clear();
+            s.on_ack(&sack_ack(8, &[(9, 10)], t, S0), t, &mut out);
+            assert_eq!(s.state(), CaState::Recovery);
+            assert_eq!(retransmits(&out), vec![8]);
+            assert_eq!(s.stats.timeouts, 0);
+            assert!(t < rto_at, "{t} vs RTO at {rto_at}");
+            let t = t + rtt;
+            s.on_ack(&ack0(10, t), t, &mut out);
+            assert!(s.done());
+            assert_eq!(s.state(), CaState::Open);
+            assert_eq!(s.timer_deadline(), None);
+        }
+    }
+
+    /// §7.3: new data goes out as the probe when there is some, whatever cwnd says;
+    /// §7.2: one segment in flight adds the 200 ms worst-case delayed ACK to the PTO,
+    /// which the RTO caps.
+    #[test]
+    fn tlp_probes_with_new_data_and_waits_for_a_delayed_ack_of_one_segment() {
+        let mut s = rack_sender(true, 2.0, None);
+        let mut out = Vec::new();
+        let t = S0 + ms(20);
+        s.on_ack(&ack0(1, t), t, &mut out);
+        assert_eq!(s.in_flight(), 2);
+        let srtt = s.rtt.srtt_time();
+        assert_eq!(s.tlp_at, Some(t + Time(2 * srtt.ps())));
+        out.clear();
+        s.on_timer(s.tlp_at.unwrap(), &mut out);
+        let sent: Vec<_> = out.iter().map(|p| (p.seq, p.retx)).collect();
+        assert_eq!(sent, vec![(3, false)], "one new segment beyond cwnd");
+        assert_eq!(s.tlp_end, Some(4));
+        for (min_rto, capped) in [(Time::from_secs(1), false), (ms(200), true)] {
+            let cc = build("reno", &Default::default(), Profile::Ns2).unwrap();
+            let mut cfg = config(Recovery::Sack, 2.0);
+            cfg.rack = true;
+            cfg.min_rto = min_rto;
+            let mut s = Sender::new(cfg, cc, 0, 0, Some(2000));
+            s.start(S0, &mut out);
+            s.on_ack(&ack0(1, t), t, &mut out);
+            assert_eq!(s.in_flight(), 1);
+            let srtt = s.rtt.srtt_time();
+            let pto = Time(2 * srtt.ps()) + ms(200);
+            let want = if capped {
+                s.rto_deadline.unwrap()
+            } else {
+                t + pto
+            };
+            assert_eq!(s.tlp_at, Some(want), "min_rto {min_rto}");
         }
     }
 
