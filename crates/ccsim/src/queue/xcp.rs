@@ -649,16 +649,11 @@ mod tests {
         assert!(drops.is_empty());
     }
 
-    /// The paper's allocation hands out h + φ⁺ per interval when the next interval
-    /// carries the traffic the last one did. When far more arrives, the per-interval
-    /// budget caps the total. Here the last interval saw one packet of a flow with a
-    /// 10-packet window, the next sees 200 such packets (twenty flows joining): each
-    /// would get p = ξ_p·rtt²·s/cwnd = budget/10, twenty budgets in all, uncapped.
-    #[test]
-    fn positive_feedback_per_interval_is_capped_at_h_plus_phi() {
-        let mut x = Xcp::new(XcpConfig::ORIGINAL, Limit::Packets(1000), RATE);
+    /// One interval of a 10-packet window, then the 200 packets of the next (twenty
+    /// such flows joining), each passed through: the feedback each was given.
+    fn twenty_flows_join(x: &mut Xcp) -> Vec<f64> {
         offer(
-            &mut x,
+            x,
             &|_| data(1000, 10_000.0, 0.1),
             1,
             Time::ZERO,
@@ -677,6 +672,18 @@ mod tests {
             x.pass_through(&mut p, &mut ctx);
             fb.push(p.xcp().unwrap().feedback as f64);
         }
+        fb
+    }
+
+    /// The paper's allocation hands out h + φ⁺ per interval when the next interval
+    /// carries the traffic the last one did. When far more arrives, the per-interval
+    /// budget caps the total. Here the last interval saw one packet of a flow with a
+    /// 10-packet window, the next sees 200 such packets (twenty flows joining): each
+    /// would get p = ξ_p·rtt²·s/cwnd = budget/10, twenty budgets in all, uncapped.
+    #[test]
+    fn positive_feedback_per_interval_is_capped_at_h_plus_phi() {
+        let mut x = Xcp::new(XcpConfig::ORIGINAL, Limit::Packets(1000), RATE);
+        let fb = twenty_flows_join(&mut x);
         let iv = x.last_interval();
         let budget = iv.h + iv.phi.max(0.0);
         assert!(iv.length == 0.01 && budget > 0.0, "{iv:?}");
@@ -700,26 +707,7 @@ mod tests {
             ..XcpConfig::ORIGINAL
         };
         let mut x = Xcp::new(cfg, Limit::Packets(1000), RATE);
-        offer(
-            &mut x,
-            &|_| data(1000, 10_000.0, 0.1),
-            1,
-            Time::ZERO,
-            Time::from_millis(10),
-        );
-        let mut fb = Vec::new();
-        let mut rng = stream(1, "q");
-        let mut drops = Drops::default();
-        for i in 0..200u64 {
-            let mut ctx = QueueCtx {
-                now: Time::from_millis(10) + Time::from_micros(50 * i),
-                rng: &mut rng,
-                drops: &mut drops,
-            };
-            let mut p = data(1000, 10_000.0, 0.1);
-            x.pass_through(&mut p, &mut ctx);
-            fb.push(p.xcp().unwrap().feedback as f64);
-        }
+        let fb = twenty_flows_join(&mut x);
         let iv = x.last_interval();
         let budget = iv.h + iv.phi.max(0.0);
         let p_i = iv.xi_p * 0.01 * 1000.0 / 10_000.0;
