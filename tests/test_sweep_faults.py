@@ -353,6 +353,15 @@ def _poll(condition, timeout: float, what: str):
     pytest.fail(f"timed out waiting for {what}")
 
 
+def _scheduler_address(path: Path) -> str | None:
+    """The scheduler writes its file in place, not atomically: a poll can find it
+    present but empty or half written (CI saw ``''``). Wait for a whole document."""
+    try:
+        return json.loads(path.read_text())["address"]
+    except (FileNotFoundError, json.JSONDecodeError, KeyError):
+        return None
+
+
 def test_dask_worker_killed_mid_sweep(reference, tmp_path):
     distributed = pytest.importorskip("distributed")
     bindir = Path(sys.executable).parent
@@ -367,8 +376,7 @@ def test_dask_worker_killed_mid_sweep(reference, tmp_path):
         tmp_path / "scheduler.log",
     )  # fmt: skip
     try:
-        _poll(sched_file.is_file, 60, "the scheduler")
-        address = json.loads(sched_file.read_text())["address"]
+        address = _poll(lambda: _scheduler_address(sched_file), 60, "the scheduler")
         for name in ("wa", "wb"):
             # No nanny: the worker is the process, and a SIGKILL ends it for good.
             procs[name] = _start(
