@@ -86,13 +86,6 @@ XFAIL = {
     "events in the window (8.5 s apart, 5.0 drops each) match runs 0 and 2; run 1's twice as "
     "many events pull the mean. Linux's own spread, as the shares (before RACK-TLP ccsim "
     "read 0.048 %, one event more in the window)",
-    ("50m_100ms_b1238_1bbr+1cubic", "share_cubic"): "ccsim 0.573 ± 0.004 vs Linux "
-    "0.605 ± 0.011 (rack off: 0.595). BBR still times out 0.7 times per run in ccsim (a "
-    "retransmission lost twice: RACK here re-marks a retransmission once) and resends ~380 "
-    "segments beyond its losses after it (go-back-N over a 3-BDP window). Cause of the "
-    "share shift not isolated",
-    ("50m_100ms_b1238_1bbr+1cubic", "share_bbr"): "ccsim 0.427 vs Linux 0.395 ± 0.011; "
-    "the share_cubic difference seen from BBR",
 }
 
 

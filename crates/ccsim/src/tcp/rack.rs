@@ -10,9 +10,10 @@
 //!
 //! The scoreboard's lost set is a boundary (every un-SACKed segment below it is lost),
 //! so the walk stops at the first segment it cannot mark: first transmissions leave in
-//! sequence order, so later ones would be younger anyway. Retransmissions are not
-//! re-examined: a lost retransmission is still found by the RTO, not by RACK (Linux
-//! finds it; a known difference, docs/tcp.md).
+//! sequence order, so later ones would be younger anyway. The sender runs the same walk
+//! over the recovery's retransmissions (below HighRxt, also sent in sequence order) to
+//! find a lost retransmission once; a second loss of it is left to the RTO (Linux finds
+//! any number: a known difference, docs/tcp.md).
 
 use crate::units::Time;
 

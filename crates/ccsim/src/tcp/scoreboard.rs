@@ -261,8 +261,17 @@ impl Scoreboard {
     }
 
     /// Recovery begins with the retransmission of `seq` (RFC 6675 §5 step (4.3)).
-    pub fn enter_recovery(&mut self, seq: u64) {
-        self.rxt_next = Self::moved(&self.sacked, self.rxt_next, seq + 1);
+    /// `keep_rxt`: what the last recovery retransmitted and is still un-SACKed stays
+    /// retransmitted (in flight, not resent) when HighRxt lies above `seq`, as Linux's
+    /// per-segment TCPCB_SACKED_RETRANS, which `tcp_xmit_retransmit_queue` skips until
+    /// RACK marks the segment lost again. Otherwise HighRxt restarts at `seq`: a
+    /// recovery that begins right after another (the cumulative ACK passed the old
+    /// recovery point, losses of data sent during it remain) then resends every such
+    /// retransmission still on its way.
+    pub fn enter_recovery(&mut self, seq: u64, keep_rxt: bool) {
+        if !(keep_rxt && self.rxt_next.at > seq + 1) {
+            self.rxt_next = Self::moved(&self.sacked, self.rxt_next, seq + 1);
+        }
         let m = Self::moved(&self.sacked, self.rxt_next, seq);
         self.relost_start = m;
         self.relost_end = m;
@@ -442,7 +451,7 @@ mod tests {
         assert_eq!(sb.pipe(0, 10), 0);
         // NextSeg rule 1: the lowest lost segment, then the next hole.
         assert_eq!(sb.next_seg(0, 10, true), Some(0));
-        sb.enter_recovery(0);
+        sb.enter_recovery(0, false);
         assert_eq!(sb.pipe(0, 10), 1, "the retransmission is in the pipe");
         assert_eq!(sb.next_seg(0, 10, true), Some(2));
         sb.retransmitted(2);
@@ -507,7 +516,7 @@ mod tests {
                     relost_end = relost_end.max(end.min(highrxt));
                 }
                 95..=97 => {
-                    sb.enter_recovery(una);
+                    sb.enter_recovery(una, false);
                     highrxt = una + 1;
                     (relost_start, relost_end) = (una, una);
                 }
@@ -546,7 +555,7 @@ mod tests {
     fn relost_retransmissions_leave_the_pipe_and_are_resent_first() {
         let mut sb = two_holes();
         sb.compute_lost_end(0, 3);
-        sb.enter_recovery(0);
+        sb.enter_recovery(0, false);
         sb.retransmitted(2);
         assert_eq!(sb.pipe(0, 10), 2);
         sb.set_relost(1);

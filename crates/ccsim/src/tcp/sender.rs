@@ -406,7 +406,12 @@ impl Sender {
         if let Some(r) = &mut self.rack {
             r.on_send(seq, now, retx, self.snd_una);
         }
-        if self.rto_deadline.is_none() {
+        // Linux tcp_xmit_retransmit_queue re-arms the RTO when it resends the head of
+        // the retransmission queue. With RACK that resend is of a head whose earlier
+        // retransmission RACK found lost: without the re-arm the RTO, counted from the
+        // earlier one, fires while the new one is on its way, and the go-back-N after it
+        // resends every retransmission still in flight.
+        if self.rto_deadline.is_none() || (retx && seq == self.snd_una && self.rack.is_some()) {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
     }
@@ -1167,9 +1172,18 @@ impl Sender {
             Recovery::Reno | Recovery::NewReno => self.win.ssthresh + self.cfg.dupthresh as f64,
         };
         let seq = self.snd_una;
-        self.segment(seq, now, out);
-        if self.cfg.recovery == Recovery::Sack {
-            self.sb.enter_recovery(seq);
+        let sack = self.cfg.recovery == Recovery::Sack;
+        // With RACK (Linux), a head the last recovery already retransmitted, whose
+        // retransmission is still on its way, is not resent: Linux's
+        // tcp_xmit_retransmit_queue skips a TCPCB_SACKED_RETRANS segment.
+        let keep_rxt = sack && self.rack.is_some();
+        if keep_rxt && seq < self.sb.rxt_next() {
+            self.prr_out = 0;
+        } else {
+            self.segment(seq, now, out);
+        }
+        if sack {
+            self.sb.enter_recovery(seq, keep_rxt);
         }
         self.restart_timer(now);
     }
@@ -1763,6 +1777,89 @@ mod tests {
             }
             assert_eq!((s.state(), s.stats.timeouts), (CaState::Recovery, 0));
         }
+    }
+
+    /// Linux `tcp_xmit_retransmit_queue` re-arms the RTO when it resends the head of
+    /// the queue: after RACK finds the head's retransmission lost and resends it at t,
+    /// the RTO is due at t + RTO, not RTO after the first resend (which fired, in a
+    /// 4-flow paced run, while the new resend was on its way, and the go-back-N that
+    /// followed resent ~750 segments still in flight). Without RACK nothing is resent
+    /// and the deadline stays.
+    #[test]
+    fn rack_resend_of_the_head_rearms_the_rto() {
+        for rack in [true, false] {
+            let mut s = rack_sender(rack, 10.0, None);
+            let mut out = Vec::new();
+            let base = S0 + ms(100);
+            for k in 1..=9u64 {
+                let t = base + Time::from_micros(k);
+                s.on_ack(&sack_ack(0, &[(1, 1 + k)], t, S0), t, &mut out);
+            }
+            let first = s.rto_deadline.unwrap();
+            let t = base + ms(100) + Time::from_micros(50);
+            s.on_ack(&sack_ack(0, &[(1, 11)], t, S0), t, &mut out);
+            if rack {
+                assert_eq!(s.stats.retransmits, 2);
+                assert_eq!(s.rto_deadline, Some(t + s.rtt.rto()));
+                assert!(s.rto_deadline.unwrap() > first);
+            } else {
+                assert_eq!(s.rto_deadline, Some(first));
+            }
+        }
+    }
+
+    /// Two recoveries back to back (Linux: TCPCB_SACKED_RETRANS, skipped by
+    /// `tcp_xmit_retransmit_queue`). Segments 0 and 9 of 0..10 lost, then 10, sent in
+    /// the first recovery. RACK finds 9 and 10 lost and both are resent; the ACK of 9's
+    /// resend passes the recovery point (10) and ends the recovery while 10's resend is
+    /// on its way. The next ACK's SACKs above 10 start a new recovery (a new loss
+    /// episode for data sent during the last one), which must not resend 10 again: it
+    /// stays in flight, as its retransmission, until RACK finds that lost. Resending
+    /// it, as a HighRxt restarted at snd.una did, gave 1,046 spurious retransmissions
+    /// in a 2-flow paced run (retransmits > losses with no timeout).
+    #[test]
+    fn a_recovery_right_after_another_does_not_resend_retransmissions_in_flight() {
+        let mut s = rack_sender(true, 10.0, None);
+        let mut out = Vec::new();
+        let base = S0 + ms(100);
+        for k in 1..=8u64 {
+            let t = base + Time::from_micros(k);
+            s.on_ack(&sack_ack(0, &[(1, 1 + k)], t, S0), t, &mut out);
+        }
+        assert_eq!(retransmits(&out), vec![0]);
+        out.clear();
+        // 0's resend arrived; 11 (sent after 10) SACKed: RACK deems 9 and 10 lost.
+        let t2 = base + ms(100) + Time::from_micros(20);
+        s.on_ack(&sack_ack(9, &[(11, 12)], t2, S0), t2, &mut out);
+        assert_eq!(retransmits(&out), vec![9, 10]);
+        // 9's resend arrives: snd.una = 10 = the recovery point, recovery ends.
+        let t3 = t2 + ms(100);
+        s.on_ack(&sack_ack(10, &[(11, 14)], t3, S0), t3, &mut out);
+        assert_eq!(s.state(), CaState::Open);
+        out.clear();
+        let t4 = t3 + Time::from_micros(1);
+        s.on_ack(&sack_ack(10, &[(11, 15)], t4, S0), t4, &mut out);
+        assert_eq!(s.state(), CaState::Recovery);
+        assert_eq!(s.stats.fast_retransmits, 2);
+        assert!(
+            retransmits(&out).is_empty(),
+            "resent {:?}",
+            retransmits(&out)
+        );
+        // 10's retransmission is in flight: RFC 6675 pipe counts it.
+        s.sb.compute_lost_end(s.snd_una, 3);
+        let sacked = s.sb.sacked(s.snd_una, s.high_tx);
+        assert_eq!(
+            s.sb.pipe(s.snd_una, s.high_tx),
+            s.high_tx - s.snd_una - sacked
+        );
+        // When RACK finds that retransmission lost, it is resent (RFC 8985 §6.2).
+        out.clear();
+        let t5 = t2 + ms(100) + Time::from_micros(100);
+        let mut late = sack_ack(10, &[(11, 16)], t5, S0);
+        late.ts_val = t5;
+        s.on_ack(&late, t5, &mut out);
+        assert_eq!(retransmits(&out), vec![10]);
     }
 
     /// RFC 8985 §7 (a): the last two of ten segments lost, RTT 20 ms. No ACK follows the
