@@ -37,8 +37,10 @@ _BBR_PROBE = (
     "BBR's 1.25 probe adds 0.25 BDP = 20.6 packets: in ccsim it fits the 21-packet buffer "
     "(0 loss; with 20 packets 0.15 %, with 19 0.30 %); Linux's probe queues up to 41 packets "
     "(max backlog with 3 BDP; ccsim 21), so it overflows 0.25 BDP every gain cycle (event "
-    "interval 0.43 s = 8 min_rtt). Likely cause: Linux's bandwidth samples above the link rate "
-    "(ACK compression on the delay hop), not modelled"
+    "interval 0.43 s = 8 min_rtt). Linux's bandwidth estimate runs 5-30 % above the link rate "
+    "(its cwnd, 2 x bw x min_rtt, reaches p90 190-198 and max 206-230 packets where ccsim's "
+    "stays at 176-180; test_bbr_probe_difference_is_linuxs_bandwidth_above_the_rate), most "
+    "likely from ACKs released in bursts by the delay hop, not modelled"
 )
 _INT_BETA = (
     "Linux's integer cwnd: ssthresh = floor(cwnd * 717 / 1024) lowers β by ~0.5/cwnd; "
@@ -140,3 +142,34 @@ def test_scenarios_match_the_testbed():
         assert sc["duration"] == f"{lin['dur_s']}s"
         assert sc["warmup"] == f"{lin['warm_s']}s"
         assert sc["sample_interval"] == "20ms"
+
+
+@pytest.mark.parametrize(
+    "point", ["20m_50ms_b21_1bbr", "20m_50ms_b248_1bbr", "50m_100ms_b103_1bbr"]
+)
+def test_bbr_probe_difference_is_linuxs_bandwidth_above_the_rate(point):
+    """The explanation of the BBR probe xfails, held to the data. BBR's cwnd is cwnd_gain (2)
+    x its max-filtered bandwidth x min_rtt plus a few segments of quantization, and min_rtt
+    is the propagation delay in both. ccsim's links never deliver faster than the
+    bottleneck, so its cwnd stays within quantization of 2 BDP; Linux's upper tail (p90 of
+    the samples past the warm-up, in every run) lies above ccsim's maximum: its estimate
+    exceeds the link rate for whole gain cycles, and a 1.25 probe on it overflows 0.25 BDP."""
+    import pandas as pd
+
+    import ccsim
+
+    lin = compare.linux_summary()[point]
+    warm = float(lin["warm_s"])
+    rate_bps = float(lin["ccsim_rate_bps"]) * 1500 / 1514  # as compare.run_point
+    bdp = rate_bps * float(lin["rtt_ms"]) / 1e3 / compare.WIRE_BITS
+    run = ccsim.run(compare.scenario_text(point), set={"seed": 1, "sample_interval": "20ms"})
+    s = run.series
+    cw = s[(s.entity == "flow") & (s.metric == "cwnd_pkts") & (s.time > warm)].value
+    # ccsim: 2 BDP plus quantization (a few segments), never more.
+    assert 2 * bdp <= cw.max() <= 2 * bdp + 20, (cw.max(), 2 * bdp)
+    for r in range(3):
+        trace = ROOT / "validation/linux/traces" / f"{point}_r{r}.cwnd.csv.gz"
+        d = pd.read_csv(trace)
+        p90 = d[d.t_s > warm].cwnd.quantile(0.9)
+        # 3 %: past ccsim's own maximum by more than a quantization step or two.
+        assert p90 > 1.03 * cw.max(), f"run {r}: Linux p90 cwnd {p90} vs ccsim max {cw.max()}"
