@@ -470,3 +470,35 @@ def test_events_and_pcap_are_kept_with_the_run(tmp_path):
     pd.testing.assert_frame_equal(pd.read_parquet(d / "events.parquet"), alone.events)
     assert (d / "bottleneck.pcap").read_bytes() == alone.pcap["bottleneck"].read_bytes()
     assert s.load(rid).pcap == {"bottleneck": d / "bottleneck.pcap"}
+
+
+def test_relative_trace_paths_are_taken_from_the_scenario_files_directory(tmp_path, monkeypatch):
+    """Regression: ``ccsim.run`` read a relative trace path from the scenario file's
+    directory, but a sweep handed its workers the scenario's text, so the same file
+    failed as a sweep ("cannot read ../traces/...") unless run from its own directory."""
+    (tmp_path / "traces").mkdir()
+    # A Mahimahi trace: one 1500-byte opportunity per millisecond (12 Mb/s).
+    (tmp_path / "traces" / "flat.mahimahi").write_text("".join(f"{t}\n" for t in range(1, 101)))
+    sc = tmp_path / "scenarios" / "trace.toml"
+    sc.parent.mkdir()
+    sc.write_text(
+        'duration = "2s"\nwarmup = "0.5s"\n[topology]\nkind = "dumbbell"\n'
+        'bottleneck_rate = { trace = "../traces/flat.mahimahi" }\nbottleneck_delay = "10ms"\n'
+        'buffer = "50pkt"\n[[flows]]\ncount = 2\ncc = "newreno"\n'
+        "[sweep]\n" + 'topology.buffer = ["20pkt", "50pkt"]\n'
+    )
+    elsewhere = tmp_path / "a" / "b"  # where ../traces does not exist
+    elsewhere.mkdir(parents=True)
+    monkeypatch.chdir(elsewhere)
+    ccsim.validate(sc)
+    s = sweep(sc, directory=tmp_path / "out", workers=1, progress=False)
+    assert (s.ran, s.failed) == (2, 0)
+    cat = s.catalogue()
+    # The trace read: 12 Mb/s of capacity at every point.
+    assert (cat["links.bottleneck.capacity_bps"].round() == 12e6).all()
+    # Text has no file: its paths are taken from base_dir (default the current directory).
+    text = sc.read_text().split("[sweep]")[0]
+    with pytest.raises(ccsim.ScenarioError, match="cannot read"):
+        ccsim.run(text)
+    run = ccsim.run(text, base_dir=sc.parent)
+    assert run.summary["links"]["bottleneck"]["capacity_bps"] == pytest.approx(12e6)

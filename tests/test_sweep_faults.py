@@ -184,9 +184,9 @@ L.shutil = Proxy(shutil, rmtree=rmtree)
 
 if spec["workers"] == 0:
     # In this process (no pool to start): the kills are in the writing, which is here.
-    def serial(text, base, todo, workers, limit):
+    def serial(text, base, todo, workers, limit, base_dir):
         for s in todo:
-            yield s, S.execute(text, base + s.overrides, limit)
+            yield s, S.execute(text, base + s.overrides, limit, base_dir)
     S._execute_local = serial
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ from __future__ import annotations
 import os as _os
 import sys as _sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from ccsim import _core
@@ -26,6 +25,7 @@ from ccsim._results import Run, decode_table, load
 from ccsim._scenario import (
     Overrides,
     Scenario,
+    base_dir_of,
     check_syntax,
     normalize_overrides,
     text_of,
@@ -118,12 +118,14 @@ def validate(
     *,
     set: Overrides = None,  # noqa: A002
     memory_limit: str | int | None = None,
+    base_dir: str | _os.PathLike | None = None,
 ) -> None:
     """Raise ``ScenarioError`` if *scenario* (with overrides *set*) is not valid.
 
     The core checks everything a run would refuse, without running it: the fields, the
     network laid out and routed, the buffers resolved, the engine built, the memory the
-    run would need against *memory_limit* (as in :func:`run`).
+    run would need against *memory_limit* (as in :func:`run`); relative paths from
+    *base_dir* (as in :func:`run`).
 
     A scenario with a ``[sweep]`` table is checked as :func:`sweep` would run it: the
     base scenario without ``[sweep]``, the table itself, and every grid point (its
@@ -133,7 +135,8 @@ def validate(
     base_text, table = split_sweep_table(text, source)
     overrides = normalize_overrides(set)
     limit = _limit_text(memory_limit)
-    _core.validate(base_text, overrides, limit, _base_dir(source))
+    where = str(base_dir) if base_dir is not None else base_dir_of(source)
+    _core.validate(base_text, overrides, limit, where)
     if base_text is text:  # no [sweep] table
         return
     _, base, _, _, specs = sweep_plan(scenario, set=overrides)
@@ -142,7 +145,7 @@ def validate(
     bad = []
     for i, spec in enumerate(points):
         try:
-            _core.validate(base_text, base + spec.overrides, limit)
+            _core.validate(base_text, base + spec.overrides, limit, where)
         except ScenarioError as e:
             bad.append((i, spec, e))
     if bad:
@@ -160,6 +163,7 @@ def run(
     set: Overrides = None,  # noqa: A002
     progress: bool | Callable[[float], Any] = False,
     memory_limit: str | int | None = None,
+    base_dir: str | _os.PathLike | None = None,
 ) -> Run:
     """Run one scenario and return its results.
 
@@ -172,6 +176,8 @@ def run(
     bytes as an int, ``"off"``); default ``CCSIM_MEMORY_LIMIT``, else half of the
     machine's memory (docs/limits.md). A scenario over it raises ``ScenarioError``
     naming the field that drives the estimate, before anything runs.
+    *base_dir*: the directory the scenario's relative paths (trace files) are taken
+    from; default the scenario file's, or the current directory for text or a dict.
 
     The returned run's ``scenario_text`` (``scenario.toml`` when written) is the scenario
     as the core resolved it: the text with the overrides applied, which runs again as it
@@ -189,20 +195,13 @@ def run(
         )
     overrides = normalize_overrides(set)
     limit = _limit_text(memory_limit)
+    where = str(base_dir) if base_dir is not None else base_dir_of(source)
     if progress is True:
         from ccsim._progress import LazyProgress
 
         with LazyProgress() as bar:
-            result = _core.run(text, overrides, bar, limit, _base_dir(source))
+            result = _core.run(text, overrides, bar, limit, where)
     else:
         callback = progress if callable(progress) else None
-        result = _core.run(text, overrides, callback, limit, _base_dir(source))
+        result = _core.run(text, overrides, callback, limit, where)
     return Run._from_core(result, _core.resolve(text, overrides), overrides)
-
-
-def _base_dir(source: str) -> str | None:
-    """The directory relative paths in a scenario (trace files) are taken from: its
-    file's, when *source* (from ``text_of``) names one; else the current one (None)."""
-    if source.startswith("<"):
-        return None
-    return str(Path(source).resolve().parent)

@@ -57,6 +57,19 @@ def text_of(scenario: Scenario) -> tuple[str, str]:
     raise TypeError(f"scenario must be a path, TOML text or a dict, not {type(scenario).__name__}")
 
 
+def base_dir_of(source: str) -> str | None:
+    """The directory relative paths in a scenario (trace files) are taken from: its
+    file's, when *source* (from ``text_of``) names one; else the current one (None)."""
+    if source.startswith("<"):
+        return None
+    return str(Path(source).resolve().parent)
+
+
+def scenario_base_dir(scenario: Scenario) -> str | None:
+    """``base_dir_of`` for *scenario* as ``text_of`` reads it (a path, text or a dict)."""
+    return base_dir_of(text_of(scenario)[1])
+
+
 def check_syntax(text: str, source: str) -> dict[str, Any]:
     """Parse *text* as TOML; a syntax error becomes a one-line ScenarioError."""
     try:

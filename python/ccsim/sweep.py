@@ -73,6 +73,7 @@ from ccsim._scenario import (
     limit_text,
     normalize_overrides,
     read_value,
+    scenario_base_dir,
     text_of,
     toml_value,
 )
@@ -217,7 +218,10 @@ def expand(grid: Grid, seeds: int, base_seed: int) -> list[RunSpec]:
 
 
 def execute(
-    scenario_text: str, overrides: list[str], memory_limit: str | None = None
+    scenario_text: str,
+    overrides: list[str],
+    memory_limit: str | None = None,
+    base_dir: str | None = None,
 ) -> dict[str, Any]:
     """Run one point and return its files as bytes (runs on a worker process).
 
@@ -227,13 +231,14 @@ def execute(
     travel with the run's files.
 
     Never raises for a bad point: the error comes back as ``{"ok": False, ...}`` so
-    that one invalid combination cannot stop the sweep.
+    that one invalid combination cannot stop the sweep. *base_dir*: where the scenario's
+    relative paths (trace files) are taken from, the scenario file's directory.
     """
     t0 = time.perf_counter()
     try:
         import ccsim
 
-        run = ccsim.run(scenario_text, set=overrides, memory_limit=memory_limit)
+        run = ccsim.run(scenario_text, set=overrides, memory_limit=memory_limit, base_dir=base_dir)
         t1 = time.perf_counter()
         wall_s = run.summary.pop("wall_s", t1 - t0)
         files = run.encode()
@@ -434,14 +439,15 @@ def sweep(
     # The base scenario itself is checked once, here, before anything is written: a
     # bad base would make every run fail for the same reason. The core returns it
     # resolved (base overrides applied): the directory's scenario.toml.
-    resolved = _core.validate(text, base, limit)
+    base_dir = scenario_base_dir(scenario)
+    resolved = _core.validate(text, base, limit, base_dir)
     # A path that no point can use (a typo, a field that does not exist) is a bad
     # sweep, not N failed runs; a point that fails alone is an invalid combination
     # and is recorded as a failed run like any other error.
     errors = []
     for spec in specs:
         try:
-            _core.validate(text, base + spec.overrides, limit)
+            _core.validate(text, base + spec.overrides, limit, base_dir)
             break
         except ScenarioError as e:
             errors.append(e)
@@ -475,7 +481,7 @@ def sweep(
     try:
         return _run(
             directory, record, text, resolved, base, specs, workers, client, progress, console,
-            limit,
+            limit, base_dir,
         )  # fmt: skip
     finally:
         if own_client is not None:
@@ -483,8 +489,9 @@ def sweep(
 
 
 def _run(
-    directory, record, text, resolved, base, specs, workers, client, progress, console, limit
-) -> Sweep:
+    directory, record, text, resolved, base, specs, workers, client, progress, console, limit,
+    base_dir,
+) -> Sweep:  # fmt: skip
     identity = record["identity"]
     directory.mkdir(parents=True, exist_ok=True)
     if not (directory / MARKER_FILE).is_file():
@@ -509,7 +516,8 @@ def _run(
         result.skipped = len(specs) - len(todo)
         t0 = time.perf_counter()
         with _Progress(len(specs), result.skipped, enabled=progress, console=console) as bar:
-            for spec, outcome in _execute_all(text, base, todo, workers, client, limit):
+            jobs = _execute_all(text, base, todo, workers, client, limit, base_dir)
+            for spec, outcome in jobs:
                 t_write = time.perf_counter()
                 if outcome["ok"]:
                     timing = {
@@ -535,13 +543,14 @@ def _execute_all(
     workers: int | None,
     client: Any,
     limit: str | None,
+    base_dir: str | None,
 ) -> Iterator[tuple[RunSpec, dict[str, Any]]]:
     if not todo:
         return
     if client is not None:
-        yield from _execute_dask(text, base, todo, client, limit)
+        yield from _execute_dask(text, base, todo, client, limit, base_dir)
     else:
-        yield from _execute_local(text, base, todo, workers, limit)
+        yield from _execute_local(text, base, todo, workers, limit, base_dir)
 
 
 def worker_share(limit: str | None, workers: int) -> str | None:
@@ -552,7 +561,9 @@ def worker_share(limit: str | None, workers: int) -> str | None:
     return "off" if total is None else str(max(1, total // max(1, workers)))
 
 
-def _execute_local(text, base, todo, workers, limit) -> Iterator[tuple[RunSpec, dict[str, Any]]]:
+def _execute_local(
+    text, base, todo, workers, limit, base_dir
+) -> Iterator[tuple[RunSpec, dict[str, Any]]]:
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
@@ -572,7 +583,7 @@ def _execute_local(text, base, todo, workers, limit) -> Iterator[tuple[RunSpec, 
         pending = iter(todo)
         inflight = {}
         for spec in itertools.islice(pending, 2 * n):
-            inflight[pool.submit(execute, text, base + spec.overrides, share)] = spec
+            inflight[pool.submit(execute, text, base + spec.overrides, share, base_dir)] = spec
         while inflight:
             done, _ = wait(inflight, return_when=FIRST_COMPLETED)
             for fut in done:
@@ -590,7 +601,8 @@ def _execute_local(text, base, todo, workers, limit) -> Iterator[tuple[RunSpec, 
                 nxt = next(pending, None)
                 if nxt is not None:
                     try:
-                        inflight[pool.submit(execute, text, base + nxt.overrides, share)] = nxt
+                        job = (execute, text, base + nxt.overrides, share, base_dir)
+                        inflight[pool.submit(*job)] = nxt
                     except BrokenProcessPool:
                         raise SimulationError(
                             "a worker process died (killed or out of memory); the runs "
@@ -624,14 +636,15 @@ def _connect(scheduler: str):
         raise ScenarioError(f"cannot reach the Dask scheduler at {scheduler}: {e}") from None
 
 
-def _execute_dask(text, base, todo, client, limit) -> Iterator[tuple[RunSpec, dict]]:
+def _execute_dask(text, base, todo, client, limit, base_dir) -> Iterator[tuple[RunSpec, dict]]:
     as_completed = _distributed().as_completed
 
     futures = {}
     for spec in todo:
         fut = client.submit(
-            execute, text, base + spec.overrides, limit, key=f"ccsim-run-{spec.id}", pure=False
-        )
+            execute, text, base + spec.overrides, limit, base_dir,
+            key=f"ccsim-run-{spec.id}", pure=False,
+        )  # fmt: skip
         futures[fut.key] = (fut, spec)
     for fut in as_completed([f for f, _ in futures.values()]):
         spec = futures[fut.key][1]
