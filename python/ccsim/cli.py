@@ -847,12 +847,15 @@ def print_summary(run: ccsim.Run, console: Console) -> None:
                 continue
             parts = [
                 f"{o.get('profile', '—')} profile",
-                f"{o.get('recovery', '—')} recovery",
                 f"MSS {_int(o.get('mss'))} B",
                 f"initial cwnd {_fmt(o.get('init_cwnd'))}",
-                f"min RTO {_secs(o.get('min_rto_s'))}",
-                "delayed ACKs" if o.get("delayed_ack") else "no delayed ACKs",
             ]
+            if o.get("recovery") is not None:  # the packet engine's (null in a fluid run)
+                parts[1:1] = [f"{o['recovery']} recovery"]
+                parts.append(f"min RTO {_secs(o.get('min_rto_s'))}")
+                parts.append("delayed ACKs" if o.get("delayed_ack") else "no delayed ACKs")
+            if o.get("rwnd") is not None:
+                parts.append(f"rwnd {_int(o['rwnd'])} segments")
             if o.get("ecn"):
                 parts.append("ECN")
             if o.get("pacing") not in (None, "none"):

@@ -238,3 +238,34 @@ start = { uniform = ["0s", "2s"] }
     let (ep, ef) = (events(&p), events(&f));
     assert!((ep / ef - 1.0).abs() < 0.2, "loss events {ep} vs {ef}");
 }
+
+/// Each group's effective TCP settings: the same keys in both engines; in the fluid run
+/// those the fluid model uses have the packet run's values and the packet engine's
+/// others (recovery, timers, delayed ACKs) are null, not settings it would be running.
+#[test]
+fn the_fluid_summary_shows_only_the_tcp_settings_it_uses() {
+    let (p, f) = (run("packet"), run("fluid"));
+    for g in ["pre", "group1"] {
+        let (tp, tf) = (&p.summary["tcp"][g], &f.summary["tcp"][g]);
+        assert!(tp.is_object() && tf.is_object(), "{g}: {tp} / {tf}");
+        let used = [
+            "profile",
+            "cc",
+            "mss",
+            "header",
+            "init_cwnd",
+            "init_ssthresh",
+            "rwnd",
+        ];
+        for (k, v) in tf.as_object().unwrap() {
+            if used.contains(&k.as_str()) {
+                assert_eq!(v, &tp[k], "{g}.{k}");
+            } else {
+                assert!(v.is_null(), "{g}.{k} = {v} in a fluid run");
+                assert!(!tp[k].is_null(), "{g}.{k} is a packet-engine setting");
+            }
+        }
+        assert_eq!(tf["mss"], 1460);
+        assert!(tf["recovery"].is_null() && tf["min_rto_s"].is_null());
+    }
+}

@@ -1133,7 +1133,7 @@ impl Model {
                 mean_rtt_s: plan.info.mean_rtt,
                 packet_size: plan.info.packet_size,
                 buffer: plan.info.buffer_limit.clone(),
-                tcp: plan.info.tcp.clone(),
+                tcp: fluid_tcp(&plan.info.tcp),
                 sample_interval: sc.sample_interval.map(|d| d.0),
                 fair_share_flows: sc.metrics.fair_share_flows,
             },
@@ -1173,6 +1173,33 @@ pub fn run(
 /// Check that a scenario's plan builds a fluid model (`run::validate`).
 pub fn check(sc: &Scenario, plan: &Plan) -> Result<(), ScenarioError> {
     Model::routed(sc, plan, sc.seed).map(|_| ())
+}
+
+/// Each group's effective TCP settings as the fluid model has them: those it honours
+/// (docs/fluid.md: the algorithm and its form by profile, segment and header sizes, the
+/// initial window and threshold, the receive window) as resolved, the packet engine's
+/// others (recovery, timers, delayed ACKs...) null — the keys stay those of a packet run.
+fn fluid_tcp(groups: &[(String, serde_json::Value)]) -> Vec<(String, serde_json::Value)> {
+    const KEYS: [&str; 7] = [
+        "profile",
+        "cc",
+        "mss",
+        "header",
+        "init_cwnd",
+        "init_ssthresh",
+        "rwnd",
+    ];
+    let mut out = groups.to_vec();
+    for (_, v) in &mut out {
+        if let serde_json::Value::Object(m) = v {
+            for (k, x) in m.iter_mut() {
+                if !KEYS.contains(&k.as_str()) {
+                    *x = serde_json::Value::Null;
+                }
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -192,6 +192,8 @@ impl TcpTemplate {
             "header": c.header,
             "init_cwnd": c.init_cwnd,
             "init_ssthresh": ssthresh,
+            // Segments; null: no receive-window limit.
+            "rwnd": (c.rwnd != u64::MAX).then_some(c.rwnd),
             "delayed_ack": self.delayed_ack,
             "delack_timeout_s": self.delack_timeout.as_secs_f64(),
             "quickack": self.quickack,
