@@ -248,17 +248,8 @@ fn the_fluid_summary_shows_only_the_tcp_settings_it_uses() {
     for g in ["pre", "group1"] {
         let (tp, tf) = (&p.summary["tcp"][g], &f.summary["tcp"][g]);
         assert!(tp.is_object() && tf.is_object(), "{g}: {tp} / {tf}");
-        let used = [
-            "profile",
-            "cc",
-            "mss",
-            "header",
-            "init_cwnd",
-            "init_ssthresh",
-            "rwnd",
-        ];
         for (k, v) in tf.as_object().unwrap() {
-            if used.contains(&k.as_str()) {
+            if ccsim::fluid::TCP_SETTINGS_USED.contains(&k.as_str()) {
                 assert_eq!(v, &tp[k], "{g}.{k}");
             } else {
                 assert!(v.is_null(), "{g}.{k} = {v} in a fluid run");

@@ -1175,25 +1175,27 @@ pub fn check(sc: &Scenario, plan: &Plan) -> Result<(), ScenarioError> {
     Model::routed(sc, plan, sc.seed).map(|_| ())
 }
 
+/// The TCP settings (keys of the summary's `tcp` groups) the fluid model honours.
+pub const TCP_SETTINGS_USED: [&str; 7] = [
+    "profile",
+    "cc",
+    "mss",
+    "header",
+    "init_cwnd",
+    "init_ssthresh",
+    "rwnd",
+];
+
 /// Each group's effective TCP settings as the fluid model has them: those it honours
 /// (docs/fluid.md: the algorithm and its form by profile, segment and header sizes, the
 /// initial window and threshold, the receive window) as resolved, the packet engine's
 /// others (recovery, timers, delayed ACKs...) null — the keys stay those of a packet run.
 fn fluid_tcp(groups: &[(String, serde_json::Value)]) -> Vec<(String, serde_json::Value)> {
-    const KEYS: [&str; 7] = [
-        "profile",
-        "cc",
-        "mss",
-        "header",
-        "init_cwnd",
-        "init_ssthresh",
-        "rwnd",
-    ];
     let mut out = groups.to_vec();
     for (_, v) in &mut out {
         if let serde_json::Value::Object(m) = v {
             for (k, x) in m.iter_mut() {
-                if !KEYS.contains(&k.as_str()) {
+                if !TCP_SETTINGS_USED.contains(&k.as_str()) {
                     *x = serde_json::Value::Null;
                 }
             }

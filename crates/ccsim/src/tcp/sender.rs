@@ -1751,6 +1751,12 @@ mod tests {
     /// RACK.rtt has passed since it (reo_wnd 0 in recovery), RACK deems the resend lost
     /// and segment 0 goes out a third time, without waiting for the RTO. Without RACK
     /// nothing resends it before the timer.
+    ///
+    /// And Linux's `tcp_xmit_retransmit_queue` re-arms the RTO when it resends the head
+    /// of the queue: after the third transmission at t the RTO is due at t + RTO, not RTO
+    /// after the first resend (which fired, in a 4-flow paced run, while the new resend
+    /// was on its way, and the go-back-N that followed resent ~750 segments still in
+    /// flight). Without RACK the deadline stays.
     #[test]
     fn rack_finds_a_lost_retransmission() {
         for rack in [true, false] {
@@ -1766,45 +1772,20 @@ mod tests {
             // PRR sent new segments 10.. after the resend (at base + 3 µs).
             let first_new = out.iter().find(|p| !p.retx).map(|p| p.seq).unwrap();
             assert_eq!(first_new, 10);
+            let first_rto = s.rto_deadline.unwrap();
             let t = base + ms(100) + Time::from_micros(50);
             out.clear();
             s.on_ack(&sack_ack(0, &[(1, 11)], t, S0), t, &mut out);
             if rack {
                 assert_eq!(retransmits(&out), vec![0], "the lost resend, resent");
                 assert_eq!(s.stats.retransmits, 2);
+                assert_eq!(s.rto_deadline, Some(t + s.rtt.rto()));
+                assert!(s.rto_deadline.unwrap() > first_rto);
             } else {
                 assert!(retransmits(&out).is_empty());
+                assert_eq!(s.rto_deadline, Some(first_rto));
             }
             assert_eq!((s.state(), s.stats.timeouts), (CaState::Recovery, 0));
-        }
-    }
-
-    /// Linux `tcp_xmit_retransmit_queue` re-arms the RTO when it resends the head of
-    /// the queue: after RACK finds the head's retransmission lost and resends it at t,
-    /// the RTO is due at t + RTO, not RTO after the first resend (which fired, in a
-    /// 4-flow paced run, while the new resend was on its way, and the go-back-N that
-    /// followed resent ~750 segments still in flight). Without RACK nothing is resent
-    /// and the deadline stays.
-    #[test]
-    fn rack_resend_of_the_head_rearms_the_rto() {
-        for rack in [true, false] {
-            let mut s = rack_sender(rack, 10.0, None);
-            let mut out = Vec::new();
-            let base = S0 + ms(100);
-            for k in 1..=9u64 {
-                let t = base + Time::from_micros(k);
-                s.on_ack(&sack_ack(0, &[(1, 1 + k)], t, S0), t, &mut out);
-            }
-            let first = s.rto_deadline.unwrap();
-            let t = base + ms(100) + Time::from_micros(50);
-            s.on_ack(&sack_ack(0, &[(1, 11)], t, S0), t, &mut out);
-            if rack {
-                assert_eq!(s.stats.retransmits, 2);
-                assert_eq!(s.rto_deadline, Some(t + s.rtt.rto()));
-                assert!(s.rto_deadline.unwrap() > first);
-            } else {
-                assert_eq!(s.rto_deadline, Some(first));
-            }
         }
     }
 
