@@ -1,28 +1,23 @@
 //! FQ-CoDel (RFC 8290): flows hashed into `buckets` queues (1024, §5.2.5), each with
-//! its own CoDel state machine (RFC 8289, see `codel.rs`), scheduled by a deficit
-//! round robin with two lists (§4.2): flows that just became active go on the "new"
-//! list, served before the "old" one, which gives sparse flows (a few packets at a
-//! time: ACKs, DNS, the first packets of a connection) priority over bulk ones.
+//! its own CoDel state machine (RFC 8289, see `codel.rs`), scheduled by the deficit
+//! round robin with "new" and "old" lists of §4.2 (`flow_queues.rs`, shared with
+//! FQ-PIE), which gives sparse flows (a few packets at a time: ACKs, DNS, the first
+//! packets of a connection) priority over bulk ones.
 //!
-//! - Enqueue (§4.1): timestamp (the engine's `enq_at`), hash to a queue; a queue on
-//!   neither list joins the tail of the new list with one quantum of credit. When the
+//! - Enqueue (§4.1): timestamp (the engine's `enq_at`), hash to a queue. When the
 //!   shared limit is exceeded, a packet is dropped from the head of the queue with the
 //!   largest backlog in bytes. Simplification (documented in docs/queues.md): one
 //!   packet per overflow, where Linux drops a batch of up to half that queue (at most
 //!   64 packets) to amortize the scan.
-//! - Dequeue (§4.2): take the first queue of the new list, else of the old list. With
-//!   no credit left (deficit ≤ 0) it gets one quantum and moves to the tail of the old
-//!   list. Otherwise CoDel dequeues from it; if that yields nothing the queue is empty:
-//!   a queue from the new list moves to the tail of the old list (so that a flow cannot
-//!   stay "new" by emptying its queue every round), one from the old list leaves.
-//!   A packet sent costs its size in credit.
+//! - Dequeue (§4.2): the scheduler picks a queue with credit; CoDel dequeues from it.
 //!
 //! CoDel's "queue too small to be standing" check uses the whole FQ-CoDel backlog, as
 //! Linux does (`sch->qstats.backlog`).
 
 use super::codel::{CodelConfig, CodelSource, CodelStats, CodelVars};
 use super::discipline::{DropReason, Limit, Queue, QueueCtx};
-use super::fq::{flow_key, hash_key, over};
+use super::flow_queues::{FlowQueue, FlowQueues, Totals};
+use super::fq::over;
 use crate::packet::Packet;
 use std::collections::VecDeque;
 
@@ -46,51 +41,30 @@ impl Default for FqCodelConfig {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum List {
-    None,
-    New,
-    Old,
-}
-
-struct FlowQ {
-    q: VecDeque<Packet>,
-    bytes: u64,
-    deficit: i64,
-    vars: CodelVars,
-    list: List,
-}
-
 /// One flow's queue as CoDel sees it, keeping the totals in step.
 struct FlowSrc<'a> {
     q: &'a mut VecDeque<Packet>,
     bytes: &'a mut u64,
-    tot_pkts: &'a mut usize,
-    tot_bytes: &'a mut u64,
+    totals: &'a mut Totals,
 }
 
 impl CodelSource for FlowSrc<'_> {
     fn pop(&mut self) -> Option<Packet> {
         let p = self.q.pop_front()?;
         *self.bytes -= p.size as u64;
-        *self.tot_pkts -= 1;
-        *self.tot_bytes -= p.size as u64;
+        self.totals.pkts -= 1;
+        self.totals.bytes -= p.size as u64;
         Some(p)
     }
     fn backlog(&self) -> u64 {
-        *self.tot_bytes
+        self.totals.bytes
     }
 }
 
 pub struct FqCodel {
     cfg: FqCodelConfig,
     limit: Limit,
-    salt: u64,
-    flows: Vec<FlowQ>,
-    new_flows: VecDeque<usize>,
-    old_flows: VecDeque<usize>,
-    pkts: usize,
-    bytes: u64,
+    flows: FlowQueues<CodelVars>,
     maxpacket: u64,
     stats: CodelStats,
     overflow_drops: u64,
@@ -98,32 +72,19 @@ pub struct FqCodel {
 
 impl FqCodel {
     pub fn new(cfg: FqCodelConfig, limit: Limit, salt: u64) -> Self {
-        let n = cfg.buckets.max(1) as usize;
         FqCodel {
-            flows: (0..n)
-                .map(|_| FlowQ {
-                    q: VecDeque::new(),
-                    bytes: 0,
-                    deficit: 0,
-                    vars: CodelVars::default(),
-                    list: List::None,
-                })
-                .collect(),
-            new_flows: VecDeque::with_capacity(n),
-            old_flows: VecDeque::with_capacity(n),
+            flows: FlowQueues::new(cfg.buckets, cfg.quantum, salt, CodelVars::default),
             cfg,
             limit,
-            salt,
-            pkts: 0,
-            bytes: 0,
             maxpacket: 0,
             stats: CodelStats::default(),
             overflow_drops: 0,
         }
     }
 
+    #[cfg(test)]
     fn bucket(&self, p: &Packet) -> usize {
-        (hash_key(flow_key(p), self.salt) % self.flows.len() as u64) as usize
+        self.flows.bucket(p)
     }
 
     /// (CoDel drops, CoDel marks, overflow drops) so far.
@@ -134,9 +95,10 @@ impl FqCodel {
     /// The queue with the largest byte backlog (Linux `fq_codel_drop`'s scan); ties
     /// go to the lowest index, deterministically.
     fn fattest(&self) -> usize {
+        let f = &self.flows.flows;
         let mut best = 0;
-        for (i, f) in self.flows.iter().enumerate() {
-            if f.bytes > self.flows[best].bytes {
+        for (i, q) in f.iter().enumerate() {
+            if q.bytes > f[best].bytes {
                 best = i;
             }
         }
@@ -146,94 +108,36 @@ impl FqCodel {
 
 impl Queue for FqCodel {
     fn enqueue(&mut self, pkt: Packet, ctx: &mut QueueCtx) {
-        let i = self.bucket(&pkt);
-        let size = pkt.size as u64;
-        self.maxpacket = self.maxpacket.max(size);
-        let f = &mut self.flows[i];
-        f.q.push_back(pkt);
-        f.bytes += size;
-        if f.list == List::None {
-            f.list = List::New;
-            f.deficit = self.cfg.quantum as i64;
-            self.new_flows.push_back(i);
-        }
-        self.pkts += 1;
-        self.bytes += size;
-        while over(self.limit, self.pkts, self.bytes) {
+        let i = self.flows.bucket(&pkt);
+        self.maxpacket = self.maxpacket.max(pkt.size as u64);
+        self.flows.push(i, pkt);
+        while over(self.limit, self.flows.totals.pkts, self.flows.totals.bytes) {
             // §4.1: drop from the head of the fattest queue (its oldest packet, the
-            // one CoDel would have judged next). The queue stays on its list; an
-            // emptied one is retired by the scheduler.
+            // one CoDel would have judged next).
             let j = self.fattest();
-            let f = &mut self.flows[j];
-            let p = f.q.pop_front().expect("the fattest queue is not empty");
-            f.bytes -= p.size as u64;
-            self.pkts -= 1;
-            self.bytes -= p.size as u64;
+            let p = self
+                .flows
+                .pop_head(j)
+                .expect("the fattest queue is not empty");
             self.overflow_drops += 1;
             ctx.drop(p, DropReason::Overflow);
         }
     }
 
     fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<Packet> {
-        loop {
-            let (i, from_new) = if let Some(&i) = self.new_flows.front() {
-                (i, true)
-            } else if let Some(&i) = self.old_flows.front() {
-                (i, false)
-            } else {
-                return None;
-            };
-            let list = if from_new {
-                &mut self.new_flows
-            } else {
-                &mut self.old_flows
-            };
-            let f = &mut self.flows[i];
-            if f.deficit <= 0 {
-                // Out of credit: one more quantum, and to the back of the old list.
-                f.deficit += self.cfg.quantum as i64;
-                list.pop_front();
-                self.old_flows.push_back(i);
-                f.list = List::Old;
-                continue;
-            }
-            let mut src = FlowSrc {
-                q: &mut f.q,
-                bytes: &mut f.bytes,
-                tot_pkts: &mut self.pkts,
-                tot_bytes: &mut self.bytes,
-            };
-            let got = f.vars.dequeue(
-                &self.cfg.codel,
-                self.maxpacket,
-                ctx,
-                &mut src,
-                &mut self.stats,
-            );
-            match got {
-                Some(p) => {
-                    f.deficit -= p.size as i64;
-                    return Some(p);
-                }
-                None => {
-                    // Empty (perhaps after CoDel dropped what was left).
-                    list.pop_front();
-                    if from_new {
-                        self.old_flows.push_back(i);
-                        f.list = List::Old;
-                    } else {
-                        f.list = List::None;
-                    }
-                }
-            }
-        }
+        let (codel, maxpacket, stats) = (&self.cfg.codel, self.maxpacket, &mut self.stats);
+        self.flows.dequeue(|f, totals| {
+            let FlowQueue { q, bytes, vars, .. } = f;
+            let mut src = FlowSrc { q, bytes, totals };
+            vars.dequeue(codel, maxpacket, ctx, &mut src, stats)
+        })
     }
 
     fn len_pkts(&self) -> usize {
-        self.pkts
+        self.flows.totals.pkts
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.flows.totals.bytes
     }
     fn marks(&self) -> u64 {
         self.stats.marks

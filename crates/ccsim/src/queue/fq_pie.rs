@@ -9,7 +9,7 @@
 //!   FQ-CoDel's drop from the fattest queue); otherwise its flow's PIE decides, with
 //!   that flow's backlog, whether to drop it early or (ECN) mark it (RFC 8033 §4.1,
 //!   §5.1).
-//! - Dequeue: FQ-CoDel's scheduler; the departing packet feeds its flow's delay
+//! - Dequeue: FQ-CoDel's scheduler (`flow_queues.rs`); the departing packet feeds its flow's delay
 //!   estimate (timestamps by default, as Linux).
 //! - Every T_UPDATE each flow's PIE updates its probability from its own delay
 //!   (Linux `fq_pie_timer`); here each flow catches up when it is next touched, which
@@ -18,11 +18,10 @@
 //! Not modelled: Linux's memory limit (32 MB of skb truesize), byte mode.
 
 use super::discipline::{DropReason, Limit, Queue, QueueCtx};
-use super::fq::{flow_key, hash_key};
+use super::flow_queues::FlowQueues;
 use super::pie::{PieConfig, PieVars};
 use crate::packet::Packet;
 use crate::random::unit;
-use std::collections::VecDeque;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct FqPieConfig {
@@ -43,76 +42,44 @@ impl Default for FqPieConfig {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum List {
-    None,
-    New,
-    Old,
-}
-
-struct FlowQ {
-    q: VecDeque<Packet>,
-    bytes: u64,
-    deficit: i64,
-    vars: PieVars,
-    list: List,
-}
-
 pub struct FqPie {
     cfg: FqPieConfig,
     limit: Limit,
-    salt: u64,
-    flows: Vec<FlowQ>,
-    new_flows: VecDeque<usize>,
-    old_flows: VecDeque<usize>,
-    pkts: usize,
-    bytes: u64,
+    flows: FlowQueues<PieVars>,
     marks: u64,
 }
 
 impl FqPie {
     pub fn new(cfg: FqPieConfig, limit: Limit, salt: u64) -> Self {
-        let n = cfg.buckets.max(1) as usize;
         FqPie {
-            flows: (0..n)
-                .map(|_| FlowQ {
-                    q: VecDeque::new(),
-                    bytes: 0,
-                    deficit: 0,
-                    vars: PieVars::new(&cfg.pie),
-                    list: List::None,
-                })
-                .collect(),
-            new_flows: VecDeque::with_capacity(n),
-            old_flows: VecDeque::with_capacity(n),
+            flows: FlowQueues::new(cfg.buckets, cfg.quantum, salt, || PieVars::new(&cfg.pie)),
             cfg,
             limit,
-            salt,
-            pkts: 0,
-            bytes: 0,
             marks: 0,
         }
     }
 
+    #[cfg(test)]
     fn bucket(&self, p: &Packet) -> usize {
-        (hash_key(flow_key(p), self.salt) % self.flows.len() as u64) as usize
+        self.flows.bucket(p)
     }
 
     /// The drop probability of `p`'s flow queue (tests, diagnostics).
     pub fn prob_of(&self, p: &Packet) -> f64 {
-        self.flows[self.bucket(p)].vars.prob
+        self.flows.flows[self.flows.bucket(p)].vars.prob
     }
 }
 
 impl Queue for FqPie {
     fn enqueue(&mut self, mut pkt: Packet, ctx: &mut QueueCtx) {
-        let i = self.bucket(&pkt);
-        if self.limit.overflows(self.pkts, self.bytes, pkt.size) {
+        let i = self.flows.bucket(&pkt);
+        let t = self.flows.totals;
+        if self.limit.overflows(t.pkts, t.bytes, pkt.size) {
             ctx.drop(pkt, DropReason::Overflow);
             return;
         }
         let pie = &self.cfg.pie;
-        let f = &mut self.flows[i];
+        let f = &mut self.flows.flows[i];
         f.vars.catch_up(pie, ctx.now, f.bytes);
         if f.vars.drop_early(pie, f.bytes, 0.0) && f.vars.drop_early(pie, f.bytes, unit(ctx.rng)) {
             if f.vars.mark(pie, &mut pkt) {
@@ -122,72 +89,26 @@ impl Queue for FqPie {
                 return;
             }
         }
-        let size = pkt.size as u64;
-        f.q.push_back(pkt);
-        f.bytes += size;
-        if f.list == List::None {
-            f.list = List::New;
-            f.deficit = self.cfg.quantum as i64;
-            self.new_flows.push_back(i);
-        }
-        self.pkts += 1;
-        self.bytes += size;
+        self.flows.push(i, pkt);
     }
 
     fn dequeue(&mut self, ctx: &mut QueueCtx) -> Option<Packet> {
-        loop {
-            let (i, from_new) = if let Some(&i) = self.new_flows.front() {
-                (i, true)
-            } else if let Some(&i) = self.old_flows.front() {
-                (i, false)
-            } else {
-                return None;
-            };
-            let list = if from_new {
-                &mut self.new_flows
-            } else {
-                &mut self.old_flows
-            };
-            let f = &mut self.flows[i];
-            if f.deficit <= 0 {
-                // RFC 8290 §4.2: out of credit, one more quantum, to the old list.
-                f.deficit += self.cfg.quantum as i64;
-                list.pop_front();
-                self.old_flows.push_back(i);
-                f.list = List::Old;
-                continue;
-            }
-            f.vars.catch_up(&self.cfg.pie, ctx.now, f.bytes);
-            match f.q.pop_front() {
-                Some(p) => {
-                    let size = p.size as u64;
-                    f.bytes -= size;
-                    self.pkts -= 1;
-                    self.bytes -= size;
-                    f.deficit -= size as i64;
-                    let sojourn = ctx.now.saturating_sub(p.enq_at);
-                    f.vars
-                        .on_dequeue(&self.cfg.pie, ctx.now, size, sojourn, f.bytes);
-                    return Some(p);
-                }
-                None => {
-                    list.pop_front();
-                    if from_new {
-                        self.old_flows.push_back(i);
-                        f.list = List::Old;
-                    } else {
-                        f.list = List::None;
-                    }
-                }
-            }
-        }
+        let (pie, now) = (&self.cfg.pie, ctx.now);
+        self.flows.dequeue(|f, totals| {
+            f.vars.catch_up(pie, now, f.bytes);
+            let p = f.q.pop_front()?;
+            totals.remove_popped(f, &p);
+            let sojourn = now.saturating_sub(p.enq_at);
+            f.vars.on_dequeue(pie, now, p.size as u64, sojourn, f.bytes);
+            Some(p)
+        })
     }
 
     fn len_pkts(&self) -> usize {
-        self.pkts
+        self.flows.totals.pkts
     }
     fn len_bytes(&self) -> u64 {
-        self.bytes
+        self.flows.totals.bytes
     }
     fn marks(&self) -> u64 {
         self.marks

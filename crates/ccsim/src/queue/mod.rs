@@ -5,6 +5,7 @@ pub mod codel;
 pub mod discipline;
 pub mod droptail;
 pub mod dualpi2;
+pub mod flow_queues;
 pub mod fq;
 pub mod fq_codel;
 pub mod fq_pie;
