@@ -266,33 +266,15 @@ struct Fields {
 /// RFC 8033's parameters, over the defaults.
 fn pie_config(f: &Fields) -> PieConfig {
     let mut c = PieConfig::default();
-    if let Some(v) = f.target {
-        c.target = v;
-    }
-    if let Some(v) = f.tupdate {
-        c.tupdate = v;
-    }
-    if let Some(v) = f.alpha {
-        c.alpha = v;
-    }
-    if let Some(v) = f.beta {
-        c.beta = v;
-    }
-    if let Some(v) = f.max_burst {
-        c.max_burst = v;
-    }
-    if let Some(v) = f.ecn {
-        c.ecn = v;
-    }
-    if let Some(v) = f.mark_threshold {
-        c.mark_threshold = v;
-    }
-    if let Some(v) = f.estimator {
-        c.estimator = v;
-    }
-    if let Some(v) = f.cap_drop {
-        c.cap_drop = v;
-    }
+    set(&mut c.target, f.target);
+    set(&mut c.tupdate, f.tupdate);
+    set(&mut c.alpha, f.alpha);
+    set(&mut c.beta, f.beta);
+    set(&mut c.max_burst, f.max_burst);
+    set(&mut c.ecn, f.ecn);
+    set(&mut c.mark_threshold, f.mark_threshold);
+    set(&mut c.estimator, f.estimator);
+    set(&mut c.cap_drop, f.cap_drop);
     c
 }
 
@@ -313,9 +295,7 @@ fn build(kind: &str, f: Fields, present: &[String]) -> Result<QueueSpec, String>
         "droptail" => QueueSpec::DropTail,
         "red" => {
             let mut c = RedConfig::default();
-            if let Some(v) = f.mean_size {
-                c.mean_size = v;
-            }
+            set(&mut c.mean_size, f.mean_size);
             // Floyd's rule of thumb max_th = 3·min_th fills in whichever is missing.
             let (min_th, max_th) = match (f.min_th, f.max_th) {
                 (Some(a), Some(b)) => (a, b),
@@ -333,66 +313,38 @@ fn build(kind: &str, f: Fields, present: &[String]) -> Result<QueueSpec, String>
             }
             c.min_th = min_th;
             c.max_th = max_th;
-            if let Some(v) = f.max_p {
-                c.max_p = v;
-            }
-            if let Some(v) = f.w_q {
-                c.w_q = v;
-            }
-            if let Some(v) = f.gentle {
-                c.gentle = v;
-            }
-            if let Some(v) = f.mode {
-                c.mode = v;
-            }
-            if let Some(v) = f.ecn {
-                c.ecn = v;
-            }
+            set(&mut c.max_p, f.max_p);
+            set(&mut c.w_q, f.w_q);
+            set(&mut c.gentle, f.gentle);
+            set(&mut c.mode, f.mode);
+            set(&mut c.ecn, f.ecn);
             QueueSpec::Red(c)
         }
         "fq" => {
             let mut c = FqConfig::default();
-            if let Some(v) = f.quantum {
-                c.quantum = v;
-            }
-            if let Some(v) = f.buckets {
-                c.buckets = v;
-            }
+            set(&mut c.quantum, f.quantum);
+            set(&mut c.buckets, f.buckets);
             QueueSpec::Fq(c)
         }
         "codel" => {
             let mut c = CodelConfig::default();
-            if let Some(v) = f.target {
-                c.target = v;
-            }
-            if let Some(v) = f.interval {
-                c.interval = v;
-            }
-            if let Some(v) = f.ecn {
-                c.ecn = v;
-            }
+            set(&mut c.target, f.target);
+            set(&mut c.interval, f.interval);
+            set(&mut c.ecn, f.ecn);
             QueueSpec::Codel(c)
         }
         "fq_codel" => {
             let mut c = FqCodelConfig::default();
-            if let Some(v) = f.quantum {
-                c.quantum = v;
-            }
+            set(&mut c.quantum, f.quantum);
             if let Some(v) = f.buckets {
                 if v == 0 {
                     return Err("buckets must be at least 1 for fq_codel (RFC 8290 hashes flows into a fixed set of queues)".into());
                 }
                 c.buckets = v;
             }
-            if let Some(v) = f.target {
-                c.codel.target = v;
-            }
-            if let Some(v) = f.interval {
-                c.codel.interval = v;
-            }
-            if let Some(v) = f.ecn {
-                c.codel.ecn = v;
-            }
+            set(&mut c.codel.target, f.target);
+            set(&mut c.codel.interval, f.interval);
+            set(&mut c.codel.ecn, f.ecn);
             QueueSpec::FqCodel(c)
         }
         "xcp" => {
@@ -411,56 +363,26 @@ fn build(kind: &str, f: Fields, present: &[String]) -> Result<QueueSpec, String>
                     ));
                 }
             }
-            if let Some(v) = f.alpha {
-                c.alpha = v;
-            }
-            if let Some(v) = f.beta {
-                c.beta = v;
-            }
-            if let Some(v) = f.gamma {
-                c.gamma = v;
-            }
-            if let Some(v) = f.capacity {
-                c.capacity = v;
-            }
-            if let Some(v) = f.count_ack_bytes {
-                c.count_ack_bytes = v;
-            }
-            if let Some(v) = f.feedback_budget {
-                c.feedback_budget = v;
-            }
+            set(&mut c.alpha, f.alpha);
+            set(&mut c.beta, f.beta);
+            set(&mut c.gamma, f.gamma);
+            set(&mut c.capacity, f.capacity);
+            set(&mut c.count_ack_bytes, f.count_ack_bytes);
+            set(&mut c.feedback_budget, f.feedback_budget);
             QueueSpec::Xcp(c)
         }
         "pie" => QueueSpec::Pie(pie_config(&f)),
         "dualpi2" => {
             let mut c = DualPi2Config::default();
-            if let Some(v) = f.target {
-                c.target = v;
-            }
-            if let Some(v) = f.tupdate {
-                c.tupdate = v;
-            }
-            if let Some(v) = f.alpha {
-                c.alpha = v;
-            }
-            if let Some(v) = f.beta {
-                c.beta = v;
-            }
-            if let Some(v) = f.coupling {
-                c.k = v;
-            }
-            if let Some(v) = f.l4s_threshold {
-                c.l4s_threshold = v;
-            }
-            if let Some(v) = f.l4s_ramp {
-                c.l4s_ramp = v;
-            }
-            if let Some(v) = f.tshift {
-                c.tshift = v;
-            }
-            if let Some(v) = f.ecn {
-                c.classic_ecn = v;
-            }
+            set(&mut c.target, f.target);
+            set(&mut c.tupdate, f.tupdate);
+            set(&mut c.alpha, f.alpha);
+            set(&mut c.beta, f.beta);
+            set(&mut c.k, f.coupling);
+            set(&mut c.l4s_threshold, f.l4s_threshold);
+            set(&mut c.l4s_ramp, f.l4s_ramp);
+            set(&mut c.tshift, f.tshift);
+            set(&mut c.classic_ecn, f.ecn);
             QueueSpec::DualPi2(c)
         }
         "fq_pie" => {
@@ -468,9 +390,7 @@ fn build(kind: &str, f: Fields, present: &[String]) -> Result<QueueSpec, String>
                 pie: pie_config(&f),
                 ..FqPieConfig::default()
             };
-            if let Some(v) = f.quantum {
-                c.quantum = v;
-            }
+            set(&mut c.quantum, f.quantum);
             if let Some(v) = f.buckets {
                 if v == 0 {
                     return Err("buckets must be at least 1 for fq_pie (Linux hashes flows into a fixed set of queues)".into());
@@ -481,9 +401,7 @@ fn build(kind: &str, f: Fields, present: &[String]) -> Result<QueueSpec, String>
         }
         "step" => {
             let mut c = StepConfig::default();
-            if let Some(v) = f.threshold {
-                c.k = v;
-            }
+            set(&mut c.k, f.threshold);
             QueueSpec::Step(c)
         }
         _ => unreachable!("checked by fields_of"),
@@ -559,6 +477,13 @@ impl<'de> Visitor<'de> for SpecVisitor {
 impl<'de> Deserialize<'de> for QueueSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(SpecVisitor)
+    }
+}
+
+/// A field the scenario gives overrides the default.
+fn set<T>(dst: &mut T, v: Option<T>) {
+    if let Some(v) = v {
+        *dst = v;
     }
 }
 
