@@ -29,9 +29,12 @@ _DROPS = (
     "Linux drops ~1.8 packets per congestion event for one Reno/CUBIC flow, ccsim exactly "
     "{ccsim_dpe} (epochs and β agree, so loss rate scales with drops per event). Not from "
     "loss-detection delay or delayed ACKs: ccsim with tcp.dupthresh = 6 or "
-    "tcp.delayed_ack = false still drops 1.00 per event (with RACK-TLP as without). Cause not "
-    "isolated; the likely one is "
-    "burstier arrivals at the pfifo in Linux (veth/NAPI batching) than ccsim's ACK clock"
+    "tcp.delayed_ack = false still drops 1.00 per event (with RACK-TLP as without). Measured: "
+    "a second drop needs the next additive increase (one window of ACKs after the overflow) "
+    "before the loss is detected (one RTT + 3 SACKed segments); the two fall within 1-2 ACKs "
+    "of each other, and ccsim's real-valued cwnd reaches the next integer one ACK late (125.98 "
+    "at detection at 0.5 BDP), every event; Linux's integer counter and timing noise let its "
+    "increase win most races (docs/linux.md)"
 )
 _BBR_PROBE = (
     "BBR's 1.25 probe adds 0.25 BDP = 20.6 packets: in ccsim it fits the 21-packet buffer "
