@@ -50,12 +50,28 @@ def start_times_us(n: int, seed: int) -> list[int]:
     return [rng.randrange(1000) for _ in range(n)]
 
 
-def scenario_text(name: str, seed: int) -> str:
+# The uneven-path variant: each flow's two access links get their own one-way delay,
+# 0.5 ms ± JITTER_MS (uniform, in whole microseconds), drawn per seed.
+JITTER_MS = 0.1
+
+
+def access_delays_us(n: int, seed: int) -> list[int]:
+    """Per-flow access-link delays in microseconds for the uneven-path variant, the same
+    in both simulators (Python's Mersenne Twister seeded with 1000 + *seed*)."""
+    rng = random.Random(1000 + seed)
+    return [round(1000 * (0.5 + rng.uniform(-JITTER_MS, JITTER_MS))) for _ in range(n)]
+
+
+def scenario_text(name: str, seed: int, uneven: bool = False) -> str:
+    """The ccsim scenario of point *name*, seed *seed*; *uneven*: each flow's access
+    links take their delay from ``access_delays_us`` instead of 0.5 ms."""
     p = POINTS[name]
     rate = p["rate_mbps"] * WIRE_CCSIM / WIRE_NS3
+    delays = access_delays_us(p["flows"], seed) if uneven else [None] * p["flows"]
     flows = "\n".join(
         f'[[flows]]\ncount = 1\ncc = "{p["cc"]}"\nstart = "{t}us"\n'
-        for t in start_times_us(p["flows"], seed)
+        + (f'access_delay = "{d}us"\n' if d is not None else "")
+        for t, d in zip(start_times_us(p["flows"], seed), delays, strict=True)
     )
     return f"""# ns-3 comparison point {name} (validation/ns3/points.py)
 name = "ns3-{name}"

@@ -11,9 +11,11 @@ buffers large enough never to limit. Goodput is read from the PacketSinks at the
 the warm-up and of the run.
 
     python -m venv /tmp/ns3 && /tmp/ns3/bin/pip install ns3==3.44.post0
-    /tmp/ns3/bin/python validation/ns3/reference.py [POINT ...] [--seeds 3]
+    /tmp/ns3/bin/python validation/ns3/reference.py [POINT ...] [--seeds 3] [--uneven]
 
-writes validation/ns3/runs.csv (one row per run). Not run in CI: ns-3 takes minutes per
+writes validation/ns3/runs.csv (one row per run); with ``--uneven``, each flow's access
+links get their own delay (0.5 ms ± 0.1 ms, ``points.access_delays_us``) and the rows go
+to validation/ns3/runs_uneven.csv. Not run in CI: ns-3 takes minutes per
 point; tests/test_ns3_reference.py holds ccsim to the committed table.
 """
 
@@ -27,12 +29,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from points import POINTS, start_times_us  # noqa: E402
+from points import POINTS, access_delays_us, start_times_us  # noqa: E402
 
 
-def run_ns3(point: dict, seed: int, hook=None) -> dict:
+def run_ns3(point: dict, seed: int, hook=None, access_us: list[int] | None = None) -> dict:
     """One ns-3 run; *hook(ns)*, if given, is called at t = 0.5 s (sockets exist then:
-    trace connections)."""
+    trace connections); *access_us*: each flow's access-link delay in microseconds
+    (default 0.5 ms for all)."""
     from ns import ns  # the ns3 wheel; imported here so that points.py needs no ns-3
 
     n = point["flows"]
@@ -47,12 +50,16 @@ def run_ns3(point: dict, seed: int, hook=None) -> dict:
     stack = ns.InternetStackHelper()
     for c in (left, right, routers):
         stack.Install(c)
-    acc = ns.PointToPointHelper()
-    acc.SetDeviceAttribute("DataRate", ns.StringValue("10Gbps"))
-    acc.SetChannelAttribute("Delay", ns.StringValue("0.5ms"))
-    acc.SetQueue(
-        "ns3::DropTailQueue<Packet>", "MaxSize", ns.QueueSizeValue(ns.QueueSize("100000p"))
-    )
+
+    def access(delay_us: int):
+        acc = ns.PointToPointHelper()
+        acc.SetDeviceAttribute("DataRate", ns.StringValue("10Gbps"))
+        acc.SetChannelAttribute("Delay", ns.StringValue(f"{delay_us}us"))
+        acc.SetQueue(
+            "ns3::DropTailQueue<Packet>", "MaxSize", ns.QueueSizeValue(ns.QueueSize("100000p"))
+        )
+        return acc
+
     bot = ns.PointToPointHelper()
     bot.SetDeviceAttribute("DataRate", ns.StringValue(f"{point['rate_mbps']}Mbps"))
     bot.SetChannelAttribute("Delay", ns.StringValue(f"{point['rtt_ms'] / 2 - 1.0}ms"))
@@ -69,6 +76,7 @@ def run_ns3(point: dict, seed: int, hook=None) -> dict:
     tch.Uninstall(d)
     dst = []
     for i in range(n):
+        acc = access(access_us[i] if access_us else 500)
         d = acc.Install(left.Get(i), routers.Get(0))
         addr.SetBase(ns.Ipv4Address(f"10.{1 + i // 250}.{i % 250}.0"), ns.Ipv4Mask("255.255.255.0"))
         addr.Assign(d)
@@ -113,10 +121,15 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("points", nargs="*")
     ap.add_argument("--seeds", type=int, default=3)
-    ap.add_argument("--out", default=str(HERE / "runs.csv"))
+    ap.add_argument("--out", default=None)
+    ap.add_argument(
+        "--uneven",
+        action="store_true",
+        help="per-flow access delays (points.access_delays_us); default output runs_uneven.csv",
+    )
     a = ap.parse_args(argv)
     names = a.points or list(POINTS)
-    out = Path(a.out)
+    out = Path(a.out or HERE / ("runs_uneven.csv" if a.uneven else "runs.csv"))
     rows = list(csv.DictReader(out.open())) if out.exists() else []
     done = {(r["point"], r["seed"]) for r in rows}
     for name in names:
@@ -124,7 +137,8 @@ def main(argv=None) -> int:
             if (name, str(seed)) in done:
                 continue
             t = time.time()
-            res = run_ns3(POINTS[name], seed)
+            access = access_delays_us(POINTS[name]["flows"], seed) if a.uneven else None
+            res = run_ns3(POINTS[name], seed, access_us=access)
             rows.append(
                 {
                     "point": name,
