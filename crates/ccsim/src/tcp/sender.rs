@@ -1176,16 +1176,21 @@ impl Sender {
         // With RACK (Linux), a head the last recovery already retransmitted, whose
         // retransmission is still on its way, is not resent: Linux's
         // tcp_xmit_retransmit_queue skips a TCPCB_SACKED_RETRANS segment.
+        // Nor is the RTO restarted then: Linux re-arms it only with a resend of the head
+        // (or an ACK that advances snd.una, as the one that ended the last recovery).
         let keep_rxt = sack && self.rack.is_some();
-        if keep_rxt && seq < self.sb.rxt_next() {
-            self.prr_out = 0;
-        } else {
+        let resent = !(keep_rxt && seq < self.sb.rxt_next());
+        if resent {
             self.segment(seq, now, out);
+        } else {
+            self.prr_out = 0;
         }
         if sack {
             self.sb.enter_recovery(seq, keep_rxt);
         }
-        self.restart_timer(now);
+        if resent {
+            self.restart_timer(now);
+        }
     }
 
     /// Recovery → Open on the ACK that ends it (RFC 6582 §3.2 step 3, option 2, as
