@@ -80,26 +80,31 @@ def test_fast_has_lower_throughput_than_compound_and_illinois_under_the_bdp_buff
 
 def test_all_protocols_lose_throughput_as_the_buffer_shrinks_to_20_packets(study):
     """§7.2.3: with a 20-packet buffer every protocol underperforms: the link
-    utilization is lower than with the BDP buffer by more than 0.05, whatever the test
-    flow."""
-    _holds(study, "throughput", "all_lose_tiny")
+    utilization is lower than with the BDP buffer by more than 0.05. Asserted where the
+    page's 3-seed rerun establishes it at 100 ms: every test flow at 500/100, NewReno
+    and Illinois at 1000/100 (Compound's and FAST's utilization there varies with the
+    seed, 0.58-0.82 and 0.20-0.99: not asserted)."""
+    for env, ccs in ((LOW, TESTED), (HIGH, ("newreno", "illinois"))):
+        for cc in ccs:
+            tiny = _v(study, cc, "20pkt", env, "utilization")
+            assert tiny < _v(study, cc, "bdp", env, "utilization") - 0.05, (env, cc, tiny)
 
 
 def test_fast_surges_in_throughput_at_1_gbps_with_20_packets(study):
     """§7.2.3 (Figs. 29-30): with 20 packets, "under larger bandwidth delay environments,
     Fast appears to show a surprising surge in throughput": more than half the link at
-    1000 Mb/s, where at 500 Mb/s (same RTT) it gets under a tenth."""
+    1000 Mb/s, where at 500 Mb/s (same RTT) it gets under a tenth. In shape: this is
+    seed 1's run; of the page's 3 seeds the surge shows in 2 (0.77, 0.96; 0.10 with
+    seed 3), the 500 Mb/s share is 0.002 in all 3."""
     _holds(study, "throughput", "fast_surge_tiny_high_rate")
 
 
 def test_fast_is_outdone_by_compound_and_illinois_with_the_stanford_buffer(study):
     """§7.2.2 (Figs. 23-26), in shape: under the Stanford buffer FAST "is woefully
-    outdone": its goodput is the lowest of the three high-speed flows (below half of
-    both only at 500/100, so "woefully" is not asserted)."""
-    for env in (LOW, HIGH):
-        fast = _v(study, "fast", "166pkt", env, "test_share")
-        for cc in ("compound", "illinois"):
-            assert fast < _v(study, cc, "166pkt", env, "test_share"), (env, cc)
+    outdone": its goodput is the lowest of the three high-speed flows, FAST's share
+    minus Compound's and Illinois' (paired by seed) below 0 ("woefully", below half of
+    both, is not asserted: it fails with 3 seeds)."""
+    _holds(study, "throughput", "fast_lowest_stanford")
 
 
 # ---------------------------------------------------------------- Figures 31-42
@@ -111,22 +116,32 @@ def _cov(study, cc: str, buf: str, env: str) -> float:
 
 def test_every_protocol_is_burstier_with_the_stanford_buffer_than_with_the_bdp(study):
     """§7.3.2: "under the Stanford router buffer size the stability of the protocols
-    begins to suffer": CoV at 166 packets above CoV at the BDP, every protocol."""
-    _holds(study, "cov", "cov_stanford_less_stable")
+    begins to suffer": CoV at 166 packets above CoV at the BDP. Asserted where the
+    page's 3-seed rerun establishes it at 100 ms: every protocol at 500/100, Compound
+    and FAST at 1000/100 (NewReno's and Illinois' intervals there reach the BDP's)."""
+    for env, ccs in ((LOW, TESTED), (HIGH, ("compound", "fast"))):
+        for cc in ccs:
+            assert _cov(study, cc, "166pkt", env) > _cov(study, cc, "bdp", env), (env, cc)
 
 
 def test_fast_is_far_burstier_than_compound_and_illinois_with_the_stanford_buffer(study):
     """§7.3.2: with 166 packets FAST (α = 200 packets, more than the buffer) "displays
     far worse burstiness than the other high-speed protocols": more than twice their
-    CoV."""
-    _holds(study, "cov", "cov_fast_burstiest_stanford")
+    CoV. Asserted at 500/100, where the page's 3 seeds establish it (at 1000/100 the
+    intervals overlap)."""
+    fast = _cov(study, "fast", "166pkt", LOW)
+    for cc in ("compound", "illinois"):
+        assert fast > 2 * _cov(study, cc, "166pkt", LOW), cc
 
 
 def test_every_protocol_is_burstier_with_20_packets_than_with_the_bdp(study):
     """§7.5: "all the protocols appear to suffer from extreme amounts of burstiness and
     instability as the router buffer sizes fall": CoV at 20 packets above CoV at the
-    BDP, every protocol."""
-    _holds(study, "cov", "cov_all_burstier_tiny")
+    BDP. Asserted where the page's 3 seeds establish it at 100 ms: every protocol at
+    500/100, NewReno and Illinois at 1000/100."""
+    for env, ccs in ((LOW, TESTED), (HIGH, ("newreno", "illinois"))):
+        for cc in ccs:
+            assert _cov(study, cc, "20pkt", env) > _cov(study, cc, "bdp", env), (env, cc)
 
 
 def test_fast_is_the_burstiest_with_20_packets_at_500_mbps(study):
@@ -157,11 +172,16 @@ def test_compound_is_the_friendliest_to_the_newreno_flows_under_the_bdp_buffer(s
     _holds(study, "convergence", "compound_friendlier_than_illinois_bdp")
 
 
-def test_compounds_friendliness_drops_with_the_stanford_buffer_at_100_ms(study):
-    """§7.4.2 (Figs. 57-59), in shape at 100 ms: "Compound's TCP friendliness appears to
-    drop drastically under the much smaller Stanford router buffer size": below 0.8 ×
-    its value under the BDP buffer."""
-    _holds(study, "convergence", "compound_friendliness_drops_stanford")
+def test_compounds_friendliness_drops_with_the_stanford_buffer_at_1000_100(study):
+    """§7.4.2 (Figs. 57-59), in shape: "Compound's TCP friendliness appears to drop
+    drastically under the much smaller Stanford router buffer size": r below 0.8 × its
+    value under the BDP buffer. Asserted at 1000/100, where the page's 3 seeds
+    establish it (at 500/100 the interval reaches 0.80, the bound)."""
+    r = {
+        b: _row(study, "convergence", "compound", b, HIGH)["friendliness"]
+        for b in ("166pkt", "bdp")
+    }
+    assert r["166pkt"] < 0.8 * r["bdp"], r
 
 
 # ---------------------------------------------------------------- calibration, Figs. 7-18

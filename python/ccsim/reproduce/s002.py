@@ -1214,6 +1214,168 @@ def _bdp(v: Staged, *keys: str) -> list[Claim]:
     return [a[k] for k in keys] + [b[k + "_stab"] for k in keys if k + "_stab" in b]
 
 
+SMALL_BUFFERS = ("166pkt", "20pkt")
+
+
+def small_buffer_claims(v: Staged) -> dict[str, Claim]:
+    """The Stanford (166 packets) and tiny (20 packets) buffer claims of §7.2-§7.4 on the
+    staged runs, every environment run with the BDP buffer. With one seed per cell
+    (``throughput.toml``) each comparison is of two numbers; with several seeds (the
+    page's 3-seed rerun, docs/reproductions/002.md) of two 95 % intervals, which must
+    lie apart (``exceeds``, ``falls_short_of``), so that seed noise cannot decide a
+    verdict."""
+    envs = v.envs("bdp")
+    ccs = [c for c in NAMES if c in set(v.d["cc"])]
+    ci = ("compound", "illinois")
+    seeds = int(v.d.loc[v.d["buffer"].isin(SMALL_BUFFERS), "seed"].nunique())
+    runs = "throughput.toml, one seed" if seeds == 1 else f"{seeds} seeds, intervals apart"
+
+    def x(metric: str, cc: str, e: str, b: str) -> Estimate:
+        return v(metric, cc, e, b)
+
+    def rise(metric: str, buf: str) -> dict:
+        return {
+            f"{e} {NAMES[k]} (BDP {_show(x(metric, k, e, 'bdp'))})": (
+                x(metric, k, e, buf),
+                exceeds(x(metric, k, e, "bdp"), label="the BDP's"),
+            )
+            for e in envs
+            for k in FOUR
+        }
+
+    out = [
+        claim_each(
+            "fast_lowest_stanford",
+            "under the Stanford buffer FAST has the lowest throughput of the three "
+            "high-speed protocols (every environment)",
+            study="woefully outdone (§7.2.2)",
+            points={
+                f"{e} FAST − {NAMES[c]} (FAST {_show(x('test_share', 'fast', e, '166pkt'))}, "
+                f"{NAMES[c]} {_show(x('test_share', c, e, '166pkt'))})": (
+                    v.pair("test_share", "fast", c, e, "166pkt"),
+                    below(0.0),
+                )
+                for e in envs
+                for c in ci
+            },
+            check="FAST's share minus Compound's and Illinois', paired by seed (the same "
+            f"access delays), below 0 ({runs.replace('intervals apart', 'whole interval')}), "
+            "every environment",
+        ),
+        claim_each(
+            "fast_outdone_stanford",
+            "under the Stanford buffer FAST is woefully outdone by the others: below half "
+            "of Compound's and Illinois' throughput (every environment)",
+            study="woefully outdone (§7.2.2)",
+            points={
+                f"{e} vs half of {NAMES[c]} {_show(x('test_share', c, e, '166pkt'))}": (
+                    x("test_share", "fast", e, "166pkt"),
+                    falls_short_of(
+                        _scaled(x("test_share", c, e, "166pkt"), 0.5), label=f"0.5 × {NAMES[c]}"
+                    ),
+                )
+                for e in envs
+                for c in ci
+            },
+            check=f"FAST < 0.5 × Compound's and Illinois' share ({runs}), every environment",
+        ),
+        claim_each(
+            "all_lose_tiny",
+            "all protocols lose throughput as the buffer shrinks to 20 packets (every environment)",
+            study="all underperform at 20 packets (§7.2.3)",
+            points={
+                f"{e} {NAMES[c]} (BDP {_show(x('utilization', c, e, 'bdp'))})": (
+                    x("utilization", c, e, "20pkt"),
+                    falls_short_of(x("utilization", c, e, "bdp"), margin=0.05, label="the BDP's"),
+                )
+                for e in envs
+                for c in ccs
+            },
+            check="link utilization at 20 packets < at the BDP − 0.05, every protocol and "
+            f"environment ({runs})",
+        ),
+        claim_each(
+            "fast_surge_tiny_high_rate",
+            "under the 20-packet buffer FAST surges in throughput at the higher rate, where "
+            "it achieves little at the lower (§7.2.3, Figs. 29-30)",
+            study="a surprising surge in throughput under larger bandwidth delay environments",
+            points={
+                eh: (x("test_share", "fast", eh, "20pkt"), above(0.5))
+                for el, eh in _rate_pairs(envs)
+            }
+            | {
+                el: (x("test_share", "fast", el, "20pkt"), below(0.1))
+                for el, eh in _rate_pairs(envs)
+            },
+            check="FAST's share with 20 packets > 0.5 at the higher rate and < 0.1 at the "
+            f"lower, same RTT ({runs}; the whole interval)",
+        ),
+        claim_each(
+            "cov_stanford_less_stable",
+            "under the Stanford buffer the stability of the protocols begins to suffer (§7.3.2)",
+            study="CoV rises",
+            points=rise("test_cov", "166pkt"),
+            check=f"CoV at 166 packets > at the BDP ({runs}), every protocol and environment",
+        ),
+        claim_each(
+            "cov_fast_burstiest_stanford",
+            "under the Stanford buffer FAST is far burstier than the other high-speed "
+            "protocols (§7.3.2)",
+            study="far worse burstiness",
+            points={
+                f"{e} vs 2 × {NAMES[c]} {_show(x('test_cov', c, e, '166pkt'))}": (
+                    x("test_cov", "fast", e, "166pkt"),
+                    exceeds(_scaled(x("test_cov", c, e, "166pkt"), 2.0), label=f"2 × {NAMES[c]}"),
+                )
+                for e in envs
+                for c in ci
+            },
+            check=f"FAST's CoV > 2 × Compound's and Illinois', 166 packets ({runs}), every "
+            "environment",
+        ),
+        claim_each(
+            "cov_all_burstier_tiny",
+            "all protocols become burstier as the buffer falls (§7.5)",
+            study="extreme burstiness at small buffers",
+            points=rise("test_cov", "20pkt"),
+            check=f"CoV at 20 packets > at the BDP ({runs}), every protocol and environment",
+        ),
+        claim_each(
+            "cov_fast_burstiest_tiny",
+            "under the 20-packet buffer FAST's burstiness outpaces NewReno's, Compound's "
+            "and Illinois' (§7.3.3, §7.5)",
+            study="greatest burstiness",
+            points={
+                f"{e} vs {NAMES[c]} {_show(x('test_cov', c, e, '20pkt'))}": (
+                    x("test_cov", "fast", e, "20pkt"),
+                    exceeds(x("test_cov", c, e, "20pkt"), label=NAMES[c]),
+                )
+                for e in envs
+                for c in FOUR
+                if c != "fast"
+            },
+            check=f"FAST's CoV > every other protocol's, 20 packets ({runs}), every environment",
+        ),
+        claim_each(
+            "compound_friendliness_drops_stanford",
+            "Compound's TCP friendliness drops drastically under the Stanford buffer (§7.4.2)",
+            study="drops drastically",
+            points={
+                f"{e} (BDP {_show(x('friendliness', 'compound', e, 'bdp'))})": (
+                    x("friendliness", "compound", e, "166pkt"),
+                    falls_short_of(
+                        _scaled(x("friendliness", "compound", e, "bdp"), 0.8),
+                        label="0.8 × the BDP's",
+                    ),
+                )
+                for e in envs
+            },
+            check=f"r of Compound at 166 packets < 0.8 × at the BDP ({runs}), every environment",
+        ),
+    ]
+    return {c.key: c for c in out}
+
+
 def throughput(ctx: Context) -> FigureResult:
     d = staged(ctx)
     tab = cell_table(d, STAGED_COLS)
@@ -1235,10 +1397,6 @@ def throughput(ctx: Context) -> FigureResult:
     )
     res.table = _table(tab, ["test_share", "pre_share", "post_share", "utilization"])
     v = Staged(d)
-    envs = v.envs("bdp")
-    hi = envs[-1]  # the main environment of the one-environment claims: 1000/100
-    ccs = [c for c in NAMES if c in set(d["cc"])]
-    ci = ("compound", "illinois")
     res.claims += _bdp(
         v,
         "fast_below_bdp",
@@ -1247,51 +1405,15 @@ def throughput(ctx: Context) -> FigureResult:
         "fast_lowest_bdp_every_env",
         "compound_loses_illinois_wins_bdp",
     )
+    small = small_buffer_claims(v)
     res.claims += [
-        claim_each(
+        small[k]
+        for k in (
+            "fast_lowest_stanford",
             "fast_outdone_stanford",
-            f"under the Stanford buffer FAST is woefully outdone by the others ({hi})",
-            study="woefully outdone (§7.2.2)",
-            points={
-                hi: (
-                    v("test_share", "fast", hi, "166pkt"),
-                    below(0.5 * min(v("test_share", c, hi, "166pkt").mean for c in ci)),
-                )
-            },
-            check="FAST < 0.5 × min(Compound, Illinois) (throughput.toml, one seed)",
-            note=", ".join(f"{NAMES[c]} {_show(v('test_share', c, hi, '166pkt'))}" for c in ci),
-        ),
-        claim_each(
             "all_lose_tiny",
-            "all protocols lose throughput as the buffer shrinks to 20 packets (every environment)",
-            study="all underperform at 20 packets (§7.2.3)",
-            points={
-                f"{e} {NAMES[c]} (BDP {_show(v('utilization', c, e, 'bdp'))})": (
-                    v("utilization", c, e, "20pkt"),
-                    below(v("utilization", c, e, "bdp").mean - 0.05),
-                )
-                for e in envs
-                for c in ccs
-            },
-            check="link utilization at 20 packets < at the BDP − 0.05, every protocol and "
-            "environment (throughput.toml, one seed)",
-        ),
-        claim_each(
             "fast_surge_tiny_high_rate",
-            "under the 20-packet buffer FAST surges in throughput at the higher rate, where "
-            "it achieves little at the lower (§7.2.3, Figs. 29-30)",
-            study="a surprising surge in throughput under larger bandwidth delay environments",
-            points={
-                eh: (v("test_share", "fast", eh, "20pkt"), above(0.5))
-                for el, eh in _rate_pairs(envs)
-            }
-            | {
-                el: (v("test_share", "fast", el, "20pkt"), below(0.1))
-                for el, eh in _rate_pairs(envs)
-            },
-            check="FAST's share with 20 packets > 0.5 at the higher rate and < 0.1 at the "
-            "lower, same RTT (throughput.toml, one seed)",
-        ),
+        )
     ]
     res.values = {"table": tab.to_dict("records")}
     return res
@@ -1338,17 +1460,6 @@ def cov(ctx: Context) -> FigureResult:
     res.table = _table(tab, ["test_cov"])
     v = Staged(d)
     envs = v.envs("bdp")
-
-    def rise(buf: str) -> dict:
-        return {
-            f"{e} {NAMES[k]} (BDP {_show(v('test_cov', k, e, 'bdp'))})": (
-                v("test_cov", k, e, buf),
-                above(v("test_cov", k, e, "bdp").mean),
-            )
-            for e in envs
-            for k in FOUR
-        }
-
     res.claims += _bdp(v, "cov_bdp_like_newreno", "cov_fast_burstier_bdp")
     res.claims += [
         claim_each(
@@ -1367,55 +1478,16 @@ def cov(ctx: Context) -> FigureResult:
             check="CoV at 100 ms > at 50 ms, same rate, FAST and NewReno (throughput.toml, "
             "one seed)",
         ),
-        claim_each(
+    ]
+    small = small_buffer_claims(v)
+    res.claims += [
+        small[k]
+        for k in (
             "cov_stanford_less_stable",
-            "under the Stanford buffer the stability of the protocols begins to suffer (§7.3.2)",
-            study="CoV rises",
-            points=rise("166pkt"),
-            check="CoV at 166 packets > at the BDP, every protocol and environment "
-            "(throughput.toml, one seed)",
-        ),
-        claim_each(
             "cov_fast_burstiest_stanford",
-            "under the Stanford buffer FAST is far burstier than the other high-speed "
-            "protocols (§7.3.2)",
-            study="far worse burstiness",
-            points={
-                e: (
-                    v("test_cov", "fast", e, "166pkt"),
-                    above(
-                        2
-                        * max(v("test_cov", c, e, "166pkt").mean for c in ("compound", "illinois"))
-                    ),
-                )
-                for e in envs
-            },
-            check="FAST's CoV > 2 × Compound's and Illinois', 166 packets, every environment "
-            "(throughput.toml, one seed)",
-        ),
-        claim_each(
             "cov_all_burstier_tiny",
-            "all protocols become burstier as the buffer falls (§7.5)",
-            study="extreme burstiness at small buffers",
-            points=rise("20pkt"),
-            check="CoV at 20 packets > at the BDP, every protocol and environment "
-            "(throughput.toml, one seed)",
-        ),
-        claim_each(
             "cov_fast_burstiest_tiny",
-            "under the 20-packet buffer FAST's burstiness outpaces NewReno's, Compound's "
-            "and Illinois' (§7.3.3, §7.5)",
-            study="greatest burstiness",
-            points={
-                e: (
-                    v("test_cov", "fast", e, "20pkt"),
-                    above(max(v("test_cov", c, e, "20pkt").mean for c in FOUR if c != "fast")),
-                )
-                for e in envs
-            },
-            check="FAST's CoV > every other protocol's, 20 packets, every environment "
-            "(throughput.toml, one seed)",
-        ),
+        )
     ]
     res.values = {"table": tab.to_dict("records")}
     return res
@@ -1447,7 +1519,6 @@ def convergence(ctx: Context) -> FigureResult:
         tab, ["test_convergence_s", "post_convergence_s", "pre_share", "post_share", "friendliness"]
     )
     v = Staged(d)
-    envs = v.envs("bdp")
     res.claims += _bdp(
         v,
         "hs_converge_faster_bdp",
@@ -1455,22 +1526,7 @@ def convergence(ctx: Context) -> FigureResult:
         "illinois_most_aggressive_bdp",
         "illinois_unfriendly_bdp",
     )
-    res.claims += [
-        claim_each(
-            "compound_friendliness_drops_stanford",
-            "Compound's TCP friendliness drops drastically under the Stanford buffer (§7.4.2)",
-            study="drops drastically",
-            points={
-                f"{e} (BDP {_show(v('friendliness', 'compound', e, 'bdp'))})": (
-                    v("friendliness", "compound", e, "166pkt"),
-                    below(0.8 * v("friendliness", "compound", e, "bdp").mean),
-                )
-                for e in envs
-            },
-            check="r of Compound at 166 packets < 0.8 × at the BDP, every environment "
-            "(throughput.toml, one seed)",
-        ),
-    ]
+    res.claims.append(small_buffer_claims(v)["compound_friendliness_drops_stanford"])
     res.values = {"table": tab.to_dict("records")}
     return res
 
