@@ -930,6 +930,18 @@ mod tests {
         gained
     }
 
+    /// A HyStart++ CUBIC in CSS: a round at 100 ms, then one at 120 ms (a delay
+    /// increase past RttThresh) from cwnd 10; its window and clock.
+    fn hspp_in_css() -> (Cubic, Window, Time) {
+        let mut c = hspp();
+        let mut w = state(10.0, f64::INFINITY);
+        let mut now = Time::from_secs(1);
+        hspp_round(&mut c, &mut w, &mut now, ms(100), 8);
+        hspp_round(&mut c, &mut w, &mut now, ms(120), 8);
+        assert!(c.hystart_pp.in_css());
+        (c, w, now)
+    }
+
     /// RFC 9406 §4.2: RttThresh = clamp(lastRoundMinRTT / 8, 4 ms, 16 ms).
     #[test]
     fn hystart_pp_rtt_threshold_is_an_eighth_of_the_last_round_clamped() {
@@ -976,12 +988,7 @@ mod tests {
     /// it).
     #[test]
     fn hystart_pp_css_ends_in_congestion_avoidance_after_five_rounds() {
-        let mut c = hspp();
-        let mut w = state(10.0, f64::INFINITY);
-        let mut now = Time::from_secs(1);
-        hspp_round(&mut c, &mut w, &mut now, ms(100), 8);
-        hspp_round(&mut c, &mut w, &mut now, ms(120), 8);
-        assert!(c.hystart_pp.in_css());
+        let (mut c, mut w, mut now) = hspp_in_css();
         assert_eq!(c.hystart_pp.css_rounds, 1);
         for k in 2..=4 {
             let g = hspp_round(&mut c, &mut w, &mut now, ms(120), 8);
@@ -997,12 +1004,7 @@ mod tests {
     /// cssBaselineMinRtt shows the exit was spurious: slow start resumes.
     #[test]
     fn hystart_pp_spurious_css_exit_resumes_slow_start() {
-        let mut c = hspp();
-        let mut w = state(10.0, f64::INFINITY);
-        let mut now = Time::from_secs(1);
-        hspp_round(&mut c, &mut w, &mut now, ms(100), 8);
-        hspp_round(&mut c, &mut w, &mut now, ms(120), 8);
-        assert!(c.hystart_pp.in_css());
+        let (mut c, mut w, mut now) = hspp_in_css();
         // The baseline is 120 ms; 119 ms after 8 samples: spurious.
         let g = hspp_round(&mut c, &mut w, &mut now, ms(119), 10);
         assert!(!c.hystart_pp.in_css());
