@@ -558,6 +558,30 @@ def _pts(cal: Cal, metric: str, ccs, envs, buffer: str, test: Callable[[str, str
     return {f"{e} {NAMES[c]}": (cal(metric, c, e, buffer), test(c, e)) for e in envs for c in ccs}
 
 
+CI = ("compound", "illinois")
+
+
+def _half_of_ci_min(g: Cal, b: str) -> Callable[[str, str], Predicate]:
+    """Below half the lower of Compound's and Illinois' mean shares in the environment."""
+    return lambda cc, e: below(0.5 * min(g("share", c, e, b).mean for c in CI))
+
+
+def _twice_ci_t90(g: Cal, b: str) -> Callable[[str, str], Predicate]:
+    """Above twice the longer of Compound's and Illinois' mean times to 90 %."""
+    return lambda cc, e: above(2 * max(g("t90", c, e, b).mean for c in CI))
+
+
+def _newreno_slower_points(g: Cal, envs, b: str) -> dict:
+    """NewReno's time to 90 % against twice Compound's and Illinois' in each of *envs*,
+    and, where the calibration has two RTTs at one rate, longer at the longer RTT."""
+    pts = _pts(g, "t90", ("newreno",), envs, b, _twice_ci_t90(g, b))
+    pair = g.rtt_pair()
+    if pair:
+        slow, fast = g("t90", "newreno", pair[1], b), g("t90", "newreno", pair[0], b)
+        pts[f"NewReno {pair[1]} vs {pair[0]}"] = (slow, above(fast.mean))
+    return pts
+
+
 def _window_claims(ctx: Context) -> tuple[list[Claim], pd.DataFrame]:
     """FAST alone with the BDP buffer under each α and window cap of ``window.toml``.
     Uncapped, is it "held back" (mean share < 0.5 × an uncapped Compound's) at any α?
@@ -609,14 +633,7 @@ def calibration_bdp(ctx: Context) -> FigureResult:
     b = "bdp"
     envs = g.envs
     lo, hi = g.by_rate()
-    pair = g.rtt_pair()
-    ci = ("compound", "illinois")
-
-    def half_of_min(cc: str, e: str) -> Predicate:
-        return below(0.5 * min(g("share", c, e, b).mean for c in ci))
-
-    def twice_hs(cc: str, e: str) -> Predicate:
-        return above(2 * max(g("t90", c, e, b).mean for c in ci))
+    half_of_min = _half_of_ci_min(g, b)
 
     res.claims += [
         claim_each(
@@ -624,10 +641,10 @@ def calibration_bdp(ctx: Context) -> FigureResult:
             "alone with the BDP buffer, Compound and Illinois quickly scale and thoroughly "
             "utilize the link (§7.1.1, Figs. 7-10; every environment)",
             study="quickly able to scale and thoroughly utilize the link",
-            points=_pts(g, "t90", ci, envs, b, lambda c, e: below(QUICKLY_S + 1e-9))
+            points=_pts(g, "t90", CI, envs, b, lambda c, e: below(QUICKLY_S + 1e-9))
             | {
                 f"{k} (2nd half)": v
-                for k, v in _pts(g, "late_share", ci, envs, b, lambda c, e: above(0.9)).items()
+                for k, v in _pts(g, "late_share", CI, envs, b, lambda c, e: above(0.9)).items()
             },
             check=f"time to 90 % of the link ≤ {QUICKLY_S:.0f} s and ≥ 0.9 of it over the "
             "second half of the run, Compound and Illinois, every environment",
@@ -654,17 +671,7 @@ def calibration_bdp(ctx: Context) -> FigureResult:
             "alone with the BDP buffer, as the RTT grows at the lower rate NewReno scales "
             "much slower than Compound and Illinois (§7.1.1, Figs. 7-8)",
             study="much slower as the RTT increases",
-            points=_pts(g, "t90", ("newreno",), lo, b, twice_hs)
-            | (
-                {
-                    f"NewReno {pair[1]} vs {pair[0]}": (
-                        g("t90", "newreno", pair[1], b),
-                        above(g("t90", "newreno", pair[0], b).mean),
-                    )
-                }
-                if pair
-                else {}
-            ),
+            points=_newreno_slower_points(g, lo, b),
             check="NewReno's time to 90 % of the link > 2 × Compound's and Illinois', and "
             "longer at the longer RTT (never = ∞)",
         ),
@@ -724,14 +731,7 @@ def calibration_stanford(ctx: Context) -> FigureResult:
     res, g = _cal_figure(ctx, "166pkt", "calibration-stanford")
     b = "166pkt"
     lo, hi = g.by_rate()
-    pair = g.rtt_pair()
-    ci = ("compound", "illinois")
-
-    def half_of_min(cc: str, e: str) -> Predicate:
-        return below(0.5 * min(g("share", c, e, b).mean for c in ci))
-
-    def twice_hs(cc: str, e: str) -> Predicate:
-        return above(2 * max(g("t90", c, e, b).mean for c in ci))
+    half_of_min = _half_of_ci_min(g, b)
 
     def highest(cc: str, e: str) -> Predicate:
         return above(max(g("late_cov", c, e, b).mean for c in FOUR if c != cc))
@@ -760,17 +760,7 @@ def calibration_stanford(ctx: Context) -> FigureResult:
             "alone with 166 packets at the lower rate, NewReno scales at a much slower "
             "pace, especially at the longer RTT (§7.1.2, Figs. 11-12)",
             study="much slower, especially under longer RTTs",
-            points=_pts(g, "t90", ("newreno",), lo, b, twice_hs)
-            | (
-                {
-                    f"NewReno {pair[1]} vs {pair[0]}": (
-                        g("t90", "newreno", pair[1], b),
-                        above(g("t90", "newreno", pair[0], b).mean),
-                    )
-                }
-                if pair
-                else {}
-            ),
+            points=_newreno_slower_points(g, lo, b),
             check="NewReno's time to 90 % > 2 × Compound's and Illinois', and longer at the "
             "longer RTT",
         ),
@@ -795,7 +785,7 @@ def calibration_stanford(ctx: Context) -> FigureResult:
             "alone with 166 packets at the higher rate, NewReno, Compound and Illinois "
             "quickly take up the bandwidth available (§7.1.2, Figs. 13-14)",
             study="quickly able to scale and take up as much of the bandwidth as is available",
-            points=_pts(g, "t90", ("newreno", *ci), hi, b, lambda c, e: below(QUICKLY_S + 1e-9)),
+            points=_pts(g, "t90", ("newreno", *CI), hi, b, lambda c, e: below(QUICKLY_S + 1e-9)),
             check=f"90 % of the link within {QUICKLY_S:.0f} s, NewReno, Compound, Illinois, "
             "every higher-rate environment",
         ),
@@ -821,7 +811,6 @@ def calibration_tiny(ctx: Context) -> FigureResult:
     b = "20pkt"
     lo, hi = g.by_rate()
     pair = g.rtt_pair()
-    ci = ("compound", "illinois")
     e15 = lo[0]  # Fig. 15: the lower rate, short RTT
     e16 = lo[-1]  # Fig. 16: the lower rate, long RTT
     res.claims += [
@@ -917,10 +906,10 @@ def calibration_tiny(ctx: Context) -> FigureResult:
             "alone with 20 packets at the higher rate, Compound and Illinois quickly scale "
             "and utilize all of the link (§7.1.3, Figs. 17-18)",
             study="quickly able to scale and utilize all of the link",
-            points=_pts(g, "t90", ci, hi, b, lambda c, e: below(QUICKLY_S + 1e-9))
+            points=_pts(g, "t90", CI, hi, b, lambda c, e: below(QUICKLY_S + 1e-9))
             | {
                 f"{k} (2nd half)": v
-                for k, v in _pts(g, "late_share", ci, hi, b, lambda c, e: above(0.9)).items()
+                for k, v in _pts(g, "late_share", CI, hi, b, lambda c, e: above(0.9)).items()
             },
             check=f"90 % of the link within {QUICKLY_S:.0f} s and ≥ 0.9 over the second "
             "half, Compound and Illinois, every higher-rate environment",
@@ -940,7 +929,7 @@ def calibration_tiny(ctx: Context) -> FigureResult:
             | {
                 f"{eh} FAST vs 0.5 × min(Compound, Illinois)": (
                     g("share", "fast", eh, b),
-                    below(0.5 * min(g("share", c, eh, b).mean for c in ci)),
+                    below(0.5 * min(g("share", c, eh, b).mean for c in CI)),
                 )
                 for eh in hi
             },
@@ -1226,7 +1215,6 @@ def small_buffer_claims(v: Staged) -> dict[str, Claim]:
     verdict."""
     envs = v.envs("bdp")
     ccs = [c for c in NAMES if c in set(v.d["cc"])]
-    ci = ("compound", "illinois")
     seeds = int(v.d.loc[v.d["buffer"].isin(SMALL_BUFFERS), "seed"].nunique())
     runs = "throughput.toml, one seed" if seeds == 1 else f"{seeds} seeds, intervals apart"
 
@@ -1256,7 +1244,7 @@ def small_buffer_claims(v: Staged) -> dict[str, Claim]:
                     below(0.0),
                 )
                 for e in envs
-                for c in ci
+                for c in CI
             },
             check="FAST's share minus Compound's and Illinois', paired by seed (the same "
             f"access delays), below 0 ({runs.replace('intervals apart', 'whole interval')}), "
@@ -1275,7 +1263,7 @@ def small_buffer_claims(v: Staged) -> dict[str, Claim]:
                     ),
                 )
                 for e in envs
-                for c in ci
+                for c in CI
             },
             check=f"FAST < 0.5 × Compound's and Illinois' share ({runs}), every environment",
         ),
@@ -1328,7 +1316,7 @@ def small_buffer_claims(v: Staged) -> dict[str, Claim]:
                     exceeds(_scaled(x("test_cov", c, e, "166pkt"), 2.0), label=f"2 × {NAMES[c]}"),
                 )
                 for e in envs
-                for c in ci
+                for c in CI
             },
             check=f"FAST's CoV > 2 × Compound's and Illinois', 166 packets ({runs}), every "
             "environment",
