@@ -36,15 +36,6 @@ _DROPS = (
     "at detection at 0.5 BDP), every event; Linux's integer counter and timing noise let its "
     "increase win most races (docs/linux.md)"
 )
-_BBR_PROBE = (
-    "BBR's 1.25 probe adds 0.25 BDP = 20.6 packets: in ccsim it fits the 21-packet buffer "
-    "(0 loss; with 20 packets 0.15 %, with 19 0.30 %); Linux's probe queues up to 41 packets "
-    "(max backlog with 3 BDP; ccsim 21), so it overflows 0.25 BDP every gain cycle (event "
-    "interval 0.43 s = 8 min_rtt). Linux's bandwidth estimate runs 5-30 % above the link rate "
-    "(its cwnd, 2 x bw x min_rtt, reaches p90 190-198 and max 206-230 packets where ccsim's "
-    "stays at 176-180; test_bbr_probe_difference_is_linuxs_bandwidth_above_the_rate), most "
-    "likely from ACKs released in bursts by the delay hop, not modelled"
-)
 _INT_BETA = (
     "Linux's integer cwnd: ssthresh = floor(cwnd * 717 / 1024) lowers β by ~0.5/cwnd; "
     "CUBIC's cwnd is ~5-20 packets against BBR at 0.25 BDP. ccsim keeps a real-valued cwnd "
@@ -63,15 +54,24 @@ XFAIL = {
     + _DROPS.format(ccsim_dpe="1.50 (Linux 1.80)"),
     ("50m_100ms_b413_1cubic", "loss_rate"): "ccsim 0.016 % vs Linux 0.025 %; drops per event "
     "7.25 vs 9.07. " + _DROPS.format(ccsim_dpe="7.25"),
-    ("20m_50ms_b21_1bbr", "loss_rate"): "ccsim 0 vs Linux 1.11 %. " + _BBR_PROBE,
-    ("50m_100ms_b103_1bbr", "loss_rate"): "ccsim 0 vs Linux 0.34 % (103 packets = 0.2495 BDP; "
-    "ccsim still 0 with 100). " + _BBR_PROBE,
-    ("50m_100ms_b103_1bbr+1cubic", "loss_rate"): "ccsim 0.20 % vs Linux 0.41 %: "
-    "BBR's probe overflow, as alone. " + _BBR_PROBE,
-    ("20m_50ms_b21_1bbr+1cubic", "loss_rate"): "ccsim 2.14 ± 0.18 % vs Linux 1.63 %: with "
-    "RACK-TLP neither flow times out, as in Linux (without it CUBIC took 22 RTOs per run, "
-    "which emptied the queue: 1.66 %, queue 6.7 packets); the queue now holds 8.5 packets "
-    "on average (Linux 6.0) and BBR's probes overflow it more. " + _BBR_PROBE,
+    ("20m_50ms_b21_1bbr+1cubic", "loss_rate"): "ccsim 2.20 ± 0.13 % vs Linux 1.63 %: 15.0 "
+    "drops per BBR probe against 11.4, at the same event interval (0.46 vs 0.48 s). BBR alone "
+    "at this buffer agrees (0.86 vs 1.11 %). Not CUBIC's integer beta: with CUBIC's beta at "
+    "0.65 or 0.60 ccsim gives 2.13 / 2.05 %. Linux's queue holds at most 1 packet in 30-36 % "
+    "of the 20 ms samples, ccsim's in 8-11 % (means 5.8-6.3 vs 8.5-9.6 packets): after each "
+    "loss Linux's BBR lets the queue empty, ccsim's keeps 4-10 packets queued, so the next "
+    "probe overflows sooner. ccsim's BBR estimates more of the link than Linux's (max-filtered "
+    "bw p50 0.981 vs 0.960 of the link rate, p90 1.000 vs 0.973: some of ccsim's samples see "
+    "the whole link), so it paces about 2 % faster beside CUBIC. Why its samples reach the "
+    "full rate and Linux's do not is not explained",
+    ("50m_100ms_b1238_1bbr+1cubic", "epoch_mean_s"): "ccsim 11.2 ± 0.3 s vs Linux 8.4 ± 0.5 s: "
+    "CUBIC is cut 4 times in ccsim's 34 s window (6 seeds: 10.4-11.5 s apart), 5 times in "
+    "Linux's (7.8-8.8 s), shorter than CUBIC's K = (W_max x 0.3 / 0.4)^(1/3) = 9.1 s for its "
+    "W_max of ~1000: Linux's CUBIC overflows the buffer before regaining W_max. Shares and "
+    "loss agree. A larger BBR ACK-aggregation allowance (extra_acked_gain 4) brings ccsim's "
+    "epochs to 8.7-9.6 s but CUBIC's share to 0.52-0.55 (Linux 0.605), so it is not that "
+    "alone. Before ccsim's BBR ended its phases at bbr_inflight (BDP + quantization budget, "
+    "as tcp_bbr.c) this read 10.3 ± 0.7 s, inside the tolerance; not explained",
     ("20m_50ms_b21_1bbr+1cubic", "beta_mean"): "ccsim 0.702 vs Linux 0.651. "
     + _INT_BETA.format(beta_int="0.632", linux="0.651"),
     ("50m_100ms_b103_1bbr+1cubic", "beta_mean"): "ccsim 0.700 vs Linux 0.680. "
@@ -152,32 +152,41 @@ def test_scenarios_match_the_testbed():
 @pytest.mark.parametrize(
     "point", ["20m_50ms_b21_1bbr", "20m_50ms_b248_1bbr", "50m_100ms_b103_1bbr"]
 )
-def test_bbr_probe_difference_is_linuxs_bandwidth_above_the_rate(point):
-    """The explanation of the BBR probe xfails, held to the data. BBR's cwnd is cwnd_gain (2)
-    x its max-filtered bandwidth x min_rtt plus a few segments of quantization, and min_rtt
-    is the propagation delay in both. ccsim's links never deliver faster than the
-    bottleneck, so its cwnd stays within quantization of 2 BDP; Linux's upper tail (p90 of
-    the samples past the warm-up, in every run) lies above ccsim's maximum: its estimate
-    exceeds the link rate for whole gain cycles, and a 1.25 probe on it overflows 0.25 BDP."""
+def test_linux_bbr_estimates_the_link_rate_and_queues_its_quantization_budget(point):
+    """What decides BBR's probe loss at 0.25 BDP, held to the testbed's data. Linux's own
+    bandwidth estimate (ss's bbr bw) stays within 2 % of the link's payload rate, so a
+    1.25 probe on it adds about 0.25 BDP, no more. What overflows 0.25 BDP is that
+    tcp_bbr.c ends the draining phase (and DRAIN) at bbr_inflight(bw, 1) = BDP + the
+    quantization budget (3 TSO bursts of 2 segments at these rates, rounded up to even),
+    not the bare BDP, and probes up to bbr_inflight(bw, 1.25): a queue of about 6 packets
+    stands in the cruising phases (seen in the deep buffer, where nothing is lost), and the
+    probe lands on it. ccsim's BBR follows those rules, so its queue keeps the same budget
+    at the deep buffer (4+ packets on average; with the bare-BDP rule it was 2.4)."""
     import pandas as pd
 
     import ccsim
 
     lin = compare.linux_summary()[point]
     warm = float(lin["warm_s"])
-    rate_bps = float(lin["ccsim_rate_bps"]) * 1500 / 1514  # as compare.run_point
-    bdp = rate_bps * float(lin["rtt_ms"]) / 1e3 / compare.WIRE_BITS
-    run = ccsim.run(compare.scenario_text(point), set={"seed": 1, "sample_interval": "20ms"})
-    s = run.series
-    cw = s[(s.entity == "flow") & (s.metric == "cwnd_pkts") & (s.time > warm)].value
-    # ccsim: 2 BDP plus quantization (a few segments), never more.
-    assert 2 * bdp <= cw.max() <= 2 * bdp + 20, (cw.max(), 2 * bdp)
+    payload_bps = (
+        float(lin["ccsim_rate_bps"]) * float(lin["ccsim_mss"]) / 1514
+    )  # HTB: 1514 B frames
     for r in range(3):
-        trace = ROOT / "validation/linux/traces" / f"{point}_r{r}.cwnd.csv.gz"
-        d = pd.read_csv(trace)
-        p90 = d[d.t_s > warm].cwnd.quantile(0.9)
-        # 3 %: past ccsim's own maximum by more than a quantization step or two.
-        assert p90 > 1.03 * cw.max(), f"run {r}: Linux p90 cwnd {p90} vs ccsim max {cw.max()}"
+        d = pd.read_csv(ROOT / "validation/linux/traces" / f"{point}_r{r}.cwnd.csv.gz")
+        d = d[(d.t_s > warm) & (d.cwnd > 4)]  # past the warm-up, outside PROBE_RTT
+        ratio = (d.bbr_bw_bps / payload_bps).median()
+        assert 0.99 <= ratio <= 1.02, f"run {r}: Linux bw / link {ratio:.4f}"
+    if float(lin["buf_bdp"]) < 1:
+        return
+    for r in range(3):
+        c = pd.read_csv(ROOT / "validation/linux/traces" / f"{point}_r{r}.cwnd.csv.gz")
+        q = pd.read_csv(ROOT / "validation/linux/traces" / f"{point}_r{r}.queue.csv.gz")
+        c = c[(c.t_s > warm) & (c.cwnd > 4)].sort_values("t_s")
+        m = pd.merge_asof(c, q.sort_values("t_s"), on="t_s", direction="nearest")
+        cruising = m[m.pacing_gain == 1.0].backlog_pkts.median()
+        assert 5 <= cruising <= 8, f"run {r}: Linux's queue while cruising {cruising}"
+    run = ccsim.run(compare.scenario_text(point), set={"seed": 1, "sample_interval": "20ms"})
+    assert run.summary["links"]["bottleneck"]["queue_mean_pkts"] >= 4.0
 
 
 def test_reno_cubic_share_at_a_quarter_bdp_is_decided_by_phase():

@@ -288,7 +288,14 @@ SS_RE = {k: re.compile(p) for k, p in {
     "cwnd": r"\bcwnd:(\d+)", "ssthresh": r"\bssthresh:(\d+)", "rtt": r"\brtt:([\d.]+)/",
     "bytes_acked": r"\bbytes_acked:(\d+)", "retrans": r"\bretrans:\d+/(\d+)",
     "unacked": r"\bunacked:(\d+)", "pacing": r"\bpacing_rate (\S+)", "minrtt": r"\bminrtt:([\d.]+)",
-    "lost": r"\blost:(\d+)"}.items()}
+    "lost": r"\blost:(\d+)", "bbr_bw": r"\bbbr:\(bw:([\d.]+[KMG]?)bps",
+    "pacing_gain": r"\bpacing_gain:([\d.]+)"}.items()}
+_SI = {"K": 1e3, "M": 1e6, "G": 1e9}
+
+
+def _bps(text):
+    """ss's rate text ('19.1Mbps' without the unit's 'bps') -> bits/s."""
+    return float(text[:-1]) * _SI[text[-1]] if text[-1] in _SI else float(text)
 
 
 def parse_ss(path):
@@ -316,7 +323,7 @@ def parse_ss(path):
             for k, rx in SS_RE.items():
                 mm = rx.search(info)
                 if mm:
-                    r[k] = mm[1] if k == "pacing" else float(mm[1])
+                    r[k] = mm[1] if k == "pacing" else _bps(mm[1]) if k == "bbr_bw" else float(mm[1])
             out.append(r)
     return out
 
@@ -481,14 +488,17 @@ def analyze_run(d):
     row["ccsim_warmup_s"] = warm
     row["ccsim_packet_bytes"] = WIRE
     row["ccsim_mss"] = MSS
-    # traces for the simulator comparisons (small: t, flow, cwnd, ssthresh, srtt; and queue)
+    # traces for the simulator comparisons (small: t, flow, cwnd, ssthresh, srtt; BBR's own bw
+    # estimate (bits/s of MSS payload, as ss prints bbr_get_info) and pacing gain; and queue)
     with gzip.open(os.path.join(d, "trace_cwnd.csv.gz"), "wt") as f:
         w = csv.writer(f)
-        w.writerow(["t_s", "flow", "cc", "cwnd", "ssthresh", "srtt_ms", "bytes_acked"])
+        w.writerow(["t_s", "flow", "cc", "cwnd", "ssthresh", "srtt_ms", "bytes_acked", "minrtt_ms",
+                    "bbr_bw_bps", "pacing_gain"])
         for i, (p, c) in enumerate(zip(meta["ports"], fl)):
             for r in ser[p]:
                 w.writerow([f"{r['t'] - t0:.3f}", i, c, int(r["cwnd"]), int(r.get("ssthresh", 0)) or "",
-                            r.get("rtt", ""), int(r.get("bytes_acked", 0))])
+                            r.get("rtt", ""), int(r.get("bytes_acked", 0)), r.get("minrtt", ""),
+                            f"{r['bbr_bw']:.0f}" if "bbr_bw" in r else "", r.get("pacing_gain", "")])
     with gzip.open(os.path.join(d, "trace_queue.csv.gz"), "wt") as f:
         w = csv.writer(f)
         w.writerow(["t_s", "sent_bytes", "sent_pkts", "dropped", "backlog_pkts"])

@@ -5,9 +5,9 @@
 //! (cwnd_gain·bw·min_rtt + allowances), through four modes:
 //!
 //! ```text
-//!   STARTUP ──full bw (3 rounds < +25 %)──▶ DRAIN ──inflight ≤ BDP──▶ PROBE_BW
-//!      ▲                                                        (gain cycle of 8)
-//!      └──────────── PROBE_RTT (min_rtt 10 s old: cwnd 4 for 200 ms + 1 round) ◀┘
+//!   STARTUP ──full bw (3 rounds < +25 %)──▶ DRAIN ──inflight ≤ BDP + budget──▶ PROBE_BW
+//!      ▲                                                             (gain cycle of 8)
+//!      └──────────── PROBE_RTT (min_rtt 10 s old: cwnd 4 for 200 ms + 1 round) ◀──────┘
 //! ```
 //!
 //! The sender gives it a delivery-rate sample on every ACK (tcp/delivery.rs) and
@@ -304,6 +304,26 @@ impl Bbr {
         }
     }
 
+    /// `bbr_quantization_budget`: room for 3 TSO bursts, rounded up to an even count
+    /// (fewer delayed ACKs), and 2 more in the probing phase so that it raises the
+    /// flight above the BDP even when the BDP is small.
+    fn quantization_budget(&self, cwnd: f64, mss: u32) -> f64 {
+        let mut cwnd = cwnd + 3.0 * self.tso_segs_goal(mss);
+        cwnd = 2.0 * (cwnd / 2.0).ceil();
+        if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
+            cwnd += 2.0;
+        }
+        cwnd
+    }
+
+    /// `bbr_inflight`: the flight a phase aims at, the BDP at `gain` plus the
+    /// quantization budget. Linux ends the probing and draining phases and DRAIN
+    /// against this, not the bare BDP: the flight stays a budget above the BDP, so
+    /// a queue of about 3 TSO bursts stands at the bottleneck.
+    fn inflight(&self, bw: f64, gain: f64, mss: u32) -> f64 {
+        self.quantization_budget(self.bdp(bw, gain), mss)
+    }
+
     /// `bbr_rate_bytes_per_sec`: segments/s → bytes/s with the gain and the 1 %
     /// margin.
     fn rate_bytes(bw: f64, gain: f64, mss: u32) -> f64 {
@@ -370,9 +390,10 @@ impl Bbr {
         if self.pacing_gain > 1.0 {
             // bbr_packets_in_net_at_edt: the TSO goal is added while probing.
             let inflight = prior_in_flight + self.tso_segs_goal(mss);
-            return is_full_length && (rs_losses > 0 || inflight >= self.bdp(bw, self.pacing_gain));
+            return is_full_length
+                && (rs_losses > 0 || inflight >= self.inflight(bw, self.pacing_gain, mss));
         }
-        is_full_length || prior_in_flight <= self.bdp(bw, 1.0)
+        is_full_length || prior_in_flight <= self.inflight(bw, 1.0, mss)
     }
 
     /// `bbr_reset_lt_bw_sampling_interval`.
@@ -561,15 +582,10 @@ impl Bbr {
             let (c, conserving) = self.recover_or_restore(cwnd, ack, losses, acked);
             cwnd = c;
             if !conserving {
-                let mut target = self.bdp(bw, self.cwnd_gain);
-                target += self.ack_aggregation_cwnd();
-                // bbr_quantization_budget: 3 TSO bursts, rounded up to even, +2 in
-                // the probing phase.
-                target += 3.0 * self.tso_segs_goal(ack.mss);
-                target = 2.0 * (target / 2.0).ceil();
-                if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
-                    target += 2.0;
-                }
+                let target = self.quantization_budget(
+                    self.bdp(bw, self.cwnd_gain) + self.ack_aggregation_cwnd(),
+                    ack.mss,
+                );
                 let delivered = ack.rate.map_or(0, |r| r.delivered_total) as f64;
                 if self.full_bw_reached {
                     cwnd = (cwnd + acked).min(target);
@@ -740,9 +756,9 @@ impl CongestionControl for Bbr {
         // bbr_check_drain
         if self.mode == Mode::Startup && self.full_bw_reached {
             self.mode = Mode::Drain;
-            w.ssthresh = self.bdp(self.max_bw(), 1.0);
+            w.ssthresh = self.inflight(self.max_bw(), 1.0, ack.mss);
         }
-        if self.mode == Mode::Drain && ack.in_flight <= self.bdp(self.max_bw(), 1.0) {
+        if self.mode == Mode::Drain && ack.in_flight <= self.inflight(self.max_bw(), 1.0, ack.mss) {
             self.reset_probe_bw_mode(ack.now);
         }
         self.update_min_rtt(w, ack);
@@ -894,10 +910,12 @@ mod tests {
         );
     }
 
-    /// bbr_check_drain: DRAIN ends when the flight is at most one BDP; PROBE_BW then
+    /// bbr_check_drain: DRAIN ends when the flight is at most bbr_inflight(bw, 1), the
+    /// BDP plus the quantization budget (here 100 + 3 bursts of 2 segments: 1 ms at
+    /// this rate is under 2 segments, bbr_tso_segs_goal's floor); PROBE_BW then
     /// starts in a random phase other than the 0.75 one (bbr_reset_probe_bw_mode).
     #[test]
-    fn drain_ends_at_one_bdp_and_probe_bw_never_starts_draining() {
+    fn drain_ends_at_one_bdp_plus_budget_and_probe_bw_never_starts_draining() {
         let rtt = ms(100);
         let bw = 1000.0; // BDP = 100 segments
         let mut starts = [0u32; CYCLE_LEN];
@@ -908,10 +926,11 @@ mod tests {
                 p.round(bw, rtt);
             }
             assert_eq!(p.bbr.mode, Mode::Drain);
-            p.in_flight = 101.0;
+            assert_eq!(p.w.ssthresh, 106.0, "ssthresh = bbr_inflight(bw, 1)");
+            p.in_flight = 107.0;
             p.ack(ms(1), bw, rtt);
-            assert_eq!(p.bbr.mode, Mode::Drain, "101 > BDP");
-            p.in_flight = 100.0;
+            assert_eq!(p.bbr.mode, Mode::Drain, "107 > BDP + 6");
+            p.in_flight = 106.0;
             p.ack(ms(1), bw, rtt);
             assert_eq!(p.bbr.mode, Mode::ProbeBw);
             starts[p.bbr.cycle_idx] += 1;
@@ -934,8 +953,9 @@ mod tests {
         while p.bbr.mode != Mode::ProbeBw {
             p.round(bw, rtt);
         }
-        // Probing needs inflight ≥ 1.25·BDP (or a loss) to end; keep it there.
-        p.in_flight = 130.0;
+        // Probing needs inflight ≥ bbr_inflight(bw, 1.25) (or a loss) to end; keep
+        // it there.
+        p.in_flight = 140.0;
         p.gains.clear();
         let mut phases = Vec::new();
         let mut last = p.bbr.cycle_idx;
@@ -960,6 +980,41 @@ mod tests {
         assert_eq!(gains, PACING_GAIN.to_vec());
         // cwnd = 2·BDP + 3 TSO bursts, even, + 2 in the probing phase (bbr_set_cwnd).
         assert_eq!(p.bbr.cwnd_gain, 2.0);
+    }
+
+    /// bbr_is_next_cycle_phase: the probing phase ends after min_rtt once the flight
+    /// (plus the TSO goal of the next departure) reaches bbr_inflight(bw, 1.25) =
+    /// 125 + 6, even, + 2 in this phase = 134; the draining phase ends early once the
+    /// flight is down to bbr_inflight(bw, 1) = 106, not the bare BDP of 100.
+    #[test]
+    fn probe_and_drain_phases_end_at_bbr_inflight_not_the_bare_bdp() {
+        let rtt = ms(100);
+        let bw = 1000.0;
+        for (flight, probe_ends) in [(131.0, false), (132.0, true)] {
+            let mut p = Path::new(3);
+            p.in_flight = 100.0;
+            while p.bbr.mode != Mode::ProbeBw || p.bbr.cycle_idx != 0 {
+                p.round(bw, rtt);
+            }
+            p.in_flight = flight;
+            p.round(bw, rtt);
+            p.ack(ms(1), bw, rtt);
+            assert_eq!(p.bbr.cycle_idx == 1, probe_ends, "flight {flight}");
+        }
+        for (flight, drain_ends) in [(107.0, false), (106.0, true)] {
+            let mut p = Path::new(3);
+            p.in_flight = 100.0;
+            while p.bbr.mode != Mode::ProbeBw {
+                p.round(bw, rtt);
+            }
+            p.in_flight = 140.0;
+            while p.bbr.cycle_idx != 1 {
+                p.round(bw, rtt);
+            }
+            p.in_flight = flight;
+            p.ack(ms(1), bw, rtt);
+            assert_eq!(p.bbr.cycle_idx == 2, drain_ends, "flight {flight}");
+        }
     }
 
     /// bbr_update_min_rtt: the min RTT is kept 10 s; when it expires, PROBE_RTT holds
