@@ -49,15 +49,21 @@ XFAIL: dict[tuple[str, str], str] = {
     + _PHASE.format(alt="0.945 over 3 seeds"),
 }
 _RESIDUAL = (
-    "With uneven paths (10 seeds) ccsim's index is lower by {d} (ns-3 {ns3} +- {sd} sd, ccsim "
-    "{ours}; about 2 standard errors of the difference): a residual tendency of ccsim's ns3 "
-    "profile to share less evenly, a fifth of the effect of a tenth of a millisecond of path "
-    "asymmetry. Cause not isolated; candidates: ns-3's millisecond timestamps (RTT samples and "
-    "RTO), its delayed-ACK timer"
+    "With uneven paths ccsim's index is lower by {d} over 30 seeds (ns-3 {ns3}, ccsim {ours}; "
+    "standard error of the difference {se}): a systematic tendency of ccsim's ns3 profile to "
+    "share less evenly, a fifth of the effect of a tenth of a millisecond of path asymmetry "
+    "(the first 10 seeds gave {d10}). Not ns-3's millisecond timestamps (ns-3 with "
+    "TcpSocketBase::Timestamp off: 0.816 vs 0.824 at 10 CUBIC flows, same 10 seeds), nor the "
+    "packet ns-3's device holds outside its B-packet queue (ccsim with B + 1: {b1}). Cause not "
+    "isolated"
 )
 XFAIL_UNEVEN: dict[tuple[str, str], str] = {
-    ("newreno_50_b20", "jain"): _RESIDUAL.format(d="0.038", ns3="0.661", sd="0.044", ours="0.623"),
-    ("cubic_10_b132", "jain"): _RESIDUAL.format(d="0.054", ns3="0.824", sd="0.050", ours="0.770"),
+    ("newreno_50_b20", "jain"): _RESIDUAL.format(
+        d="0.043", ns3="0.667", ours="0.624", se="0.010", d10="0.038", b1="0.632"
+    ),
+    ("cubic_10_b132", "jain"): _RESIDUAL.format(
+        d="0.058", ns3="0.815", ours="0.756", se="0.019", d10="0.054", b1="0.737"
+    ),
 }
 
 
@@ -124,7 +130,9 @@ def test_ns3_reference_uneven_paths(point, metric):
 
 def test_every_point_has_its_ns3_seeds():
     """The exact-path table covers every point of points.py with seeds 1-3, or 1-10 for
-    the points of several flows; the uneven-path table those points with seeds 1-10."""
+    the points of several flows; the uneven-path table those points with seeds 1-10, 1-30
+    where ccsim's index stays lower (XFAIL_UNEVEN: enough seeds to tell a difference from
+    noise)."""
     ref, uneven = reference(EXACT), reference(UNEVEN)
     assert set(ref) == set(P.POINTS)
     several = {p for p, v in P.POINTS.items() if v["flows"] > 1}
@@ -132,6 +140,8 @@ def test_every_point_has_its_ns3_seeds():
     for table in (ref, uneven):
         for point, runs in table.items():
             n = 10 if point in several else 3
+            if table is uneven and (point, "jain") in XFAIL_UNEVEN:
+                n = 30
             assert sorted(int(r["seed"]) for r in runs) == list(range(1, n + 1)), point
 
 
