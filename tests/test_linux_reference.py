@@ -168,9 +168,8 @@ def test_linux_bbr_estimates_the_link_rate_and_queues_its_quantization_budget(po
 
     lin = compare.linux_summary()[point]
     warm = float(lin["warm_s"])
-    payload_bps = (
-        float(lin["ccsim_rate_bps"]) * float(lin["ccsim_mss"]) / 1514
-    )  # HTB: 1514 B frames
+    frames_per_s = float(lin["ccsim_rate_bps"]) / (1514 * 8)  # HTB counts 1514-byte frames
+    payload_bps = frames_per_s * float(lin["ccsim_mss"]) * 8  # ss's bw: MSS payload
     for r in range(3):
         d = pd.read_csv(ROOT / "validation/linux/traces" / f"{point}_r{r}.cwnd.csv.gz")
         d = d[(d.t_s > warm) & (d.cwnd > 4)]  # past the warm-up, outside PROBE_RTT

@@ -294,7 +294,7 @@ _SI = {"K": 1e3, "M": 1e6, "G": 1e9}
 
 
 def _bps(text):
-    """ss's rate text ('19.1Mbps' without the unit's 'bps') -> bits/s."""
+    """A rate as ss prints it, less the 'bps' ('19.1M', '229920') -> bits/s."""
     return float(text[:-1]) * _SI[text[-1]] if text[-1] in _SI else float(text)
 
 
