@@ -334,6 +334,72 @@ def test_torn_write_of_the_sweeps_own_files_then_resume(reference, tmp_path, nth
     assert_same_runs(d, reference)
 
 
+# A sweep whose runs each take tens of seconds (a 1 Gb/s dumbbell, 600 s simulated).
+_SLOW_SWEEP = """
+import sys
+from ccsim.sweep import sweep
+slow = ['duration="600s"', 'topology.bottleneck_rate="1Gbps"', 'flows[0].count=20']
+sweep(sys.argv[1], directory=sys.argv[2], seeds=4, set=slow, workers=2, progress=False)
+"""
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every process below *pid* (Linux /proc)."""
+    children: dict[int, list[int]] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                ppid = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(d.name))
+    out, todo = set(), [pid]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out.add(c)
+            todo.append(c)
+    return out
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_sweep_killed_with_sigkill_leaves_no_worker_running(tmp_path):
+    """SIGKILL of the sweep's process: each worker ends within seconds (it watches its
+    parent sentinel) instead of running its run to the end and taking the next one queued
+    to it, and the fork server and resource tracker then end with it."""
+    p = subprocess.Popen(
+        [sys.executable, "-c", _SLOW_SWEEP, str(EXAMPLE), str(tmp_path / "s")],
+        stderr=open(tmp_path / "log", "wb"),
+        start_new_session=True,
+    )
+    below: set[int] = set()
+    try:
+        # The fork server and two workers, all importing and then in their runs.
+        def started():
+            d = _descendants(p.pid)
+            return d if len(d) >= 3 else None
+
+        below = _poll(started, 60, "the fork server and two workers")
+        time.sleep(2.0)
+        below |= _descendants(p.pid)
+        os.kill(p.pid, signal.SIGKILL)
+        p.wait()
+        _poll(lambda: not any(_running(q) for q in below), 10, "the workers to end")
+    finally:
+        for q in below | {p.pid}:
+            try:
+                os.kill(q, signal.SIGKILL)
+            except OSError:
+                pass
+
+
 # ------------------------------------------------------------------ Dask
 
 

@@ -267,7 +267,31 @@ def execute(
 def _worker_init() -> None:
     # Ctrl-C goes to the whole process group; the parent alone decides what to do.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
     import ccsim  # noqa: F401 - pay the import once per worker, not in the first run
+
+
+def _die_with_parent() -> None:
+    """End this worker when the sweep's process ends. A worker is the fork server's
+    child and holds the fork server's liveness pipe, so neither goes by itself: a sweep
+    killed with SIGKILL left each worker to finish the run it held (minutes at a study's
+    scale) and the next one queued to it. The worker's parent sentinel (the end of the
+    pipe the sweep's process sent it work on) closes when that process dies; a thread
+    waits on it (the simulation releases the GIL). Only the sweep's process writes to the
+    store, so a worker ended mid-run loses nothing that a resume does not redo."""
+    import multiprocessing
+    import threading
+    from multiprocessing.connection import wait
+
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        wait([parent.sentinel])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="ccsim-parent-watch", daemon=True).start()
 
 
 # ------------------------------------------------------------------ the store side
