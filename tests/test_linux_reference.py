@@ -64,13 +64,15 @@ XFAIL = {
     "bw p50 0.981 vs 0.960 of the link rate, p90 1.000 vs 0.973: some of ccsim's samples see "
     "the whole link), so it paces about 2 % faster beside CUBIC. Why its samples reach the "
     "full rate and Linux's do not is not explained",
-    ("50m_100ms_b1238_1bbr+1cubic", "epoch_mean_s"): "ccsim 11.2 ± 0.3 s vs Linux 8.4 ± 0.5 s, "
-    "within the metric's own noise: in both the intervals between CUBIC's cuts are bimodal, "
-    "2.6-5.4 s and 15-18 s, 3-4 per run. Pooled over the window, Linux's 12 intervals average 8.34 s (sd 5.75, standard "
-    "error 1.66), ccsim's 20 over 6 seeds 10.30 s (sd 4.83, se 1.08): a difference of 1.96 s "
-    "for a standard error of 1.98; short intervals are 58 % of Linux's and 40 % of ccsim's. "
-    "The 3-seed mean is decided by where those cycles fall in the 44 s window (seed 1: a cut "
-    "at 59.4 s, past its end at 59 s, would make it 9.6 s)",
+    ("50m_100ms_b1238_1bbr+1cubic", "epoch_mean_s"): (
+        "ccsim 11.2 ± 0.3 s vs Linux 8.4 ± 0.5 s, within the metric's own noise: in both the "
+        "intervals between CUBIC's cuts are bimodal, 2.6-5.4 s and 15-18 s, 3-4 per run. Pooled "
+        "over the window, Linux's 12 intervals average 8.34 s (sd 5.75, standard error 1.66), "
+        "ccsim's 20 over 6 seeds 10.30 s (sd 4.83, se 1.08): a difference of 1.96 s for a "
+        "standard error of 1.98; short intervals are 58 % of Linux's and 40 % of ccsim's. The "
+        "3-seed mean is decided by where those cycles fall in the 44 s window (seed 1: a cut at "
+        "59.4 s, past its end at 59 s, would make it 9.6 s)"
+    ),
     ("20m_50ms_b21_1bbr+1cubic", "beta_mean"): "ccsim 0.702 vs Linux 0.651. "
     + _INT_BETA.format(beta_int="0.632", linux="0.651"),
     ("50m_100ms_b103_1bbr+1cubic", "beta_mean"): "ccsim 0.700 vs Linux 0.680. "
