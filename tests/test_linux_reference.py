@@ -1,14 +1,15 @@
 """ccsim's linux profile held to the Linux testbed's tables (issue 15, item 4; docs/linux.md).
 
 Every committed point (validation/linux/scenarios/*.toml) runs in ccsim with 3 seeds (flows
-started 0-5 ms apart) and is measured with testbed.py's estimators (validation/linux/compare.py).
-A metric passes when |ccsim mean - Linux mean| <= max(abs, rel * |Linux mean|) with the issue's
-tolerances (compare.TOLERANCES): utilization 0.01, shares 0.03, loss rate 25 %, β 0.02,
-CUBIC/Reno epoch 25 %.  A point where ccsim differs is an xfail(strict=True) whose reason
+started 0-5 ms apart; 10 for the one point whose spread is the tolerance's, `SEEDS_OF`) and
+is measured with testbed.py's estimators (validation/linux/compare.py). A metric passes
+when |ccsim mean - Linux mean| <= max(abs, rel * |Linux mean|) with the issue's tolerances
+(compare.TOLERANCES): utilization 0.01, shares 0.03, loss rate 25 %, β 0.02, CUBIC/Reno
+epoch 25 %.  A point where ccsim differs is an xfail(strict=True) whose reason
 gives the measured difference and its cause (docs/linux.md, "Remaining differences"): if ccsim
 comes to agree, the xfail fails and must be removed.
 
-All 26 points run (about 7 s of simulation on one core): no subset is needed for CI.
+All 26 points run (about 10 s of simulation on one core): no subset is needed for CI.
 """
 
 from __future__ import annotations
@@ -24,6 +25,12 @@ sys.path.insert(0, str(ROOT / "validation" / "linux"))
 import compare  # noqa: E402
 
 SEEDS = (1, 2, 3)
+# BBR beside CUBIC at 3 BDP, 50 Mb/s: the one point whose ccsim metrics spread over seeds
+# as widely as the tolerance, so that a 3-seed mean passes or fails by chance. Over seeds
+# 1-10 the loss rate's sd is 0.068 % (a 3-seed mean's standard error 0.039 % against a
+# tolerance of 0.045 %) and CUBIC's epoch's 1.5 s (its cycles are bimodal, 2.6-5.4 s and
+# 15-18 s, 3-4 per run, in both simulators); it runs 10 seeds.
+SEEDS_OF = {"50m_100ms_b1238_1bbr+1cubic": tuple(range(1, 11))}
 
 _DROPS = (
     "Linux drops ~1.8 packets per congestion event for one Reno/CUBIC flow, ccsim exactly "
@@ -54,7 +61,7 @@ XFAIL = {
     + _DROPS.format(ccsim_dpe="1.50 (Linux 1.80)"),
     ("50m_100ms_b413_1cubic", "loss_rate"): "ccsim 0.016 % vs Linux 0.025 %; drops per event "
     "7.25 vs 9.07. " + _DROPS.format(ccsim_dpe="7.25"),
-    ("20m_50ms_b21_1bbr+1cubic", "loss_rate"): "ccsim 2.20 ± 0.13 % vs Linux 1.63 %: 15.0 "
+    ("20m_50ms_b21_1bbr+1cubic", "loss_rate"): "ccsim 2.21 ± 0.02 % vs Linux 1.63 %: 15.0 "
     "drops per BBR probe against 11.4, at the same event interval (0.46 vs 0.48 s). BBR alone "
     "at this buffer agrees (0.86 vs 1.11 %). Not CUBIC's integer beta: with CUBIC's beta at "
     "0.65 or 0.60 ccsim gives 2.13 / 2.05 %. Linux's queue holds at most 1 packet in 30-36 % "
@@ -64,15 +71,6 @@ XFAIL = {
     "bw p50 0.981 vs 0.960 of the link rate, p90 1.000 vs 0.973: some of ccsim's samples see "
     "the whole link), so it paces about 2 % faster beside CUBIC. Why its samples reach the "
     "full rate and Linux's do not is not explained",
-    ("50m_100ms_b1238_1bbr+1cubic", "epoch_mean_s"): (
-        "ccsim 11.2 ± 0.3 s vs Linux 8.4 ± 0.5 s, within the metric's own noise: in both the "
-        "intervals between CUBIC's cuts are bimodal, 2.6-5.4 s and 15-18 s, 3-4 per run. Pooled "
-        "over the window, Linux's 12 intervals average 8.34 s (sd 5.75, standard error 1.66), "
-        "ccsim's 20 over 6 seeds 10.30 s (sd 4.83, se 1.08): a difference of 1.96 s for a "
-        "standard error of 1.98; short intervals are 58 % of Linux's and 40 % of ccsim's. The "
-        "3-seed mean is decided by where those cycles fall in the 44 s window (seed 1: a cut at "
-        "59.4 s, past its end at 59 s, would make it 9.6 s)"
-    ),
     ("20m_50ms_b21_1bbr+1cubic", "beta_mean"): "ccsim 0.702 vs Linux 0.651. "
     + _INT_BETA.format(beta_int="0.632", linux="0.651"),
     ("50m_100ms_b103_1bbr+1cubic", "beta_mean"): "ccsim 0.700 vs Linux 0.680. "
@@ -99,7 +97,7 @@ XFAIL = {
 
 @functools.cache
 def result(point: str) -> dict:
-    return compare.compare_point(point, SEEDS)
+    return compare.compare_point(point, SEEDS_OF.get(point, SEEDS))
 
 
 CASES = [(p, m) for p in compare.points() for m in compare.metrics_of(p)]

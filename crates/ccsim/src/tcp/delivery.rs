@@ -78,8 +78,12 @@ pub struct DeliveryRate {
     /// Linux `tp->app_limited`). Starts at `Some(0)`: the first flight is
     /// app-limited, until the first delivery (Linux: ~0U, cleared by wraparound).
     app_limited: Option<u64>,
-    /// Segments deemed lost so far (Linux `tp->lost`), counted as retransmissions.
+    /// Segments deemed lost so far (Linux `tp->lost`): counted as the sender marks
+    /// them (`mark_lost`) when `marks_losses`, else as it resends them.
     lost: u64,
+    /// The sender tells of each segment it marks lost (SACK recovery), as Linux's
+    /// `tcp_mark_skb_lost` counts it; without SACK a resend is the only sign.
+    marks_losses: bool,
     lost_at_last_sample: u64,
     /// Of the segments deemed lost since the last sample, the one whose flight saw
     /// the highest loss rate (BBRv3's per-lost-packet check, §5.5.10.2).
@@ -112,6 +116,7 @@ impl DeliveryRate {
             lost: 0,
             lost_at_last_sample: 0,
             lost_packet: None,
+            marks_losses: false,
             sacked_out: 0,
             ring: vec![TxSnapshot::default(); 64],
             known: Vec::new(),
@@ -166,29 +171,12 @@ impl DeliveryRate {
             self.first_sent_time = now;
             self.delivered_time = now;
         }
-        if retx {
-            // Linux counts a segment lost when it marks it; here when it is resent.
-            self.lost += 1;
-        }
         self.reserve(snd_una, seq);
-        let i = self.slot(seq);
-        if retx && self.ring[i].valid && self.ring[i].seq == seq && !self.ring[i].counted {
-            // The lost transmission's own snapshot, before the resend replaces it:
-            // keep the one whose flight saw the highest loss rate since its send (a
-            // check "rate > threshold" holds for some iff it holds for that one).
-            let s = self.ring[i];
-            let p = LostPacket {
-                tx_in_flight: s.tx_in_flight,
-                lost: self.lost - s.lost,
-                app_limited: s.app_limited,
-            };
-            if self
-                .lost_packet
-                .is_none_or(|q| p.loss_rate() > q.loss_rate())
-            {
-                self.lost_packet = Some(p);
-            }
+        if retx && !self.marks_losses {
+            // Without SACK the resend is the mark.
+            self.mark_lost(seq);
         }
+        let i = self.slot(seq);
         let counted = self.ring[i].valid && self.ring[i].seq == seq && self.ring[i].counted;
         self.ring[i] = TxSnapshot {
             seq,
@@ -207,6 +195,42 @@ impl DeliveryRate {
             counted,
             valid: true,
         };
+    }
+
+    /// Losses are counted by `mark_lost` from now on, not by resends.
+    pub fn count_losses_when_marked(&mut self) {
+        self.marks_losses = true;
+    }
+
+    /// The sender deemed `seq` lost, once per transmission of it (Linux
+    /// `tcp_mark_skb_lost`: `tp->lost` grows, a lost retransmission counting again).
+    /// Of the segments marked since the last sample, the one whose flight saw the
+    /// highest loss rate since its send is kept (BBRv3 checks each lost packet; a check
+    /// "rate > threshold" holds for some iff it holds for that one).
+    pub fn mark_lost(&mut self, seq: u64) {
+        self.lost += 1;
+        let s = self.ring[self.slot(seq)];
+        if !(s.valid && s.seq == seq && !s.counted) {
+            return;
+        }
+        let p = LostPacket {
+            tx_in_flight: s.tx_in_flight,
+            lost: self.lost - s.lost,
+            app_limited: s.app_limited,
+        };
+        if self
+            .lost_packet
+            .is_none_or(|q| p.loss_rate() > q.loss_rate())
+        {
+            self.lost_packet = Some(p);
+        }
+    }
+
+    /// Losses marked outside an ACK (a timeout's) reach no sample's `losses`, as
+    /// Linux's `tcp_ack` counts only what it marks itself (`tp->lost` grows all the
+    /// same, so later samples' loss rates include them).
+    pub fn settle_losses(&mut self) {
+        self.lost_at_last_sample = self.lost;
     }
 
     /// An ACK arrives: start a sample.

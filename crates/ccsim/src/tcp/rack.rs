@@ -12,8 +12,9 @@
 //! so the walk stops at the first segment it cannot mark: first transmissions leave in
 //! sequence order, so later ones would be younger anyway. The sender runs the same walk
 //! over the recovery's retransmissions (below HighRxt, also sent in sequence order) to
-//! find a lost retransmission once; a second loss of it is left to the RTO (Linux finds
-//! any number: a known difference, docs/tcp.md).
+//! find lost retransmissions, and starts it again from snd.una once every one it found
+//! was resent, so that a resend lost in turn is found as well (Linux's walk, over every
+//! segment in order of transmission, marks a segment lost as often as it is resent).
 
 use crate::units::Time;
 

@@ -45,6 +45,9 @@ pub struct Scoreboard {
     /// valid while `lost_fresh` (no change to the ranges since).
     above_lost: u64,
     lost_fresh: bool,
+    /// The (snd_una, DupThresh) `lost_end` was computed for: while `lost_fresh`, a call
+    /// with the same two returns it as it is (the sender asks several times per ACK).
+    lost_for: (u64, u64),
     /// Un-SACKed segments below this are lost by RACK's clock (RFC 8985 §6.2, tcp/rack.rs):
     /// the boundary only moves up until a timeout.
     rack_lost: Mark,
@@ -242,6 +245,27 @@ impl Scoreboard {
         }
     }
 
+    /// Every retransmission RACK found lost has been resent (or SACKed since).
+    pub fn relost_all_resent(&self, snd_una: u64) -> bool {
+        self.next_unsacked(self.relost_start.at.max(snd_una)) >= self.relost_end.at
+    }
+
+    /// Whether `seq` is a segment whose retransmission RACK found lost and that is not
+    /// resent yet.
+    pub fn relost_awaits(&self, seq: u64) -> bool {
+        seq >= self.relost_start.at && seq < self.relost_end.at
+    }
+
+    /// Start RACK's walk over this recovery's retransmissions again from `snd_una`,
+    /// once every one it found lost was resent: a resend can be lost in turn, and
+    /// Linux's RACK marks a segment lost as many times as it is resent (its walk is
+    /// over every segment in flight, in order of transmission).
+    pub fn restart_relost(&mut self, snd_una: u64) {
+        let m = Self::moved(&self.sacked, self.relost_end, snd_una);
+        self.relost_start = m;
+        self.relost_end = m;
+    }
+
     /// Un-SACKed segments whose retransmission is lost and not yet resent.
     fn relost_pending(&self, snd_una: u64) -> u64 {
         let lo = self.relost_start.at.max(snd_una);
@@ -326,6 +350,9 @@ impl Scoreboard {
     /// RACK marked (`set_rack_lost`). Returns the boundary.
     pub fn compute_lost_end(&mut self, snd_una: u64, dupthresh: u32) -> u64 {
         let need = dupthresh.max(1) as u64;
+        if self.lost_fresh && self.lost_for == (snd_una, need) {
+            return self.lost_end;
+        }
         let mut acc = 0;
         // The DupThresh boundary and the SACKed segments above it, from the top.
         let (mut end, mut above) = (snd_una, self.total);
@@ -343,6 +370,7 @@ impl Scoreboard {
         self.lost_end = end;
         self.above_lost = above;
         self.lost_fresh = true;
+        self.lost_for = (snd_una, need);
         self.lost_end
     }
 

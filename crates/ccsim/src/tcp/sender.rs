@@ -184,6 +184,9 @@ pub struct Sender {
     /// it then has a delivery-rate estimator (tcp/delivery.rs); others have none.
     cong_control: bool,
     rate: Option<DeliveryRate>,
+    /// With SACK and a rate estimator: every un-SACKed segment below this was counted
+    /// lost (`mark_new_losses`) in the current loss episode.
+    loss_mark: u64,
     /// cwnd when the current fast recovery began (Linux `prior_cwnd`): what the
     /// algorithm sees of the window at a timeout inside the recovery, where cwnd itself
     /// is NewReno-inflated or PRR-reduced.
@@ -242,6 +245,13 @@ impl Sender {
         cfg.ecn = ect != Ecn::NotEct;
         let cong_control = cc.cong_control();
         let rack = (cfg.rack && cfg.recovery == Recovery::Sack).then(|| Box::new(Rack::new()));
+        let rate = cong_control.then(|| {
+            let mut d = DeliveryRate::new();
+            if cfg.recovery == Recovery::Sack {
+                d.count_losses_when_marked();
+            }
+            d
+        });
         Sender {
             rtt_samples: DelayHist::new(),
             stopped: false,
@@ -276,7 +286,8 @@ impl Sender {
             round: RoundTracker::default(),
             cwnd_use: CwndUse::default(),
             cong_control,
-            rate: cong_control.then(DeliveryRate::new),
+            rate,
+            loss_mark: 0,
             prior_cwnd: 0.0,
             prr_delivered: 0,
             prr_out: 0,
@@ -592,6 +603,36 @@ impl Sender {
         }
     }
 
+    /// Linux counts a segment lost (`tp->lost`, whose growth during an ACK is the rate
+    /// sample's `losses`) when it marks it lost (`tcp_mark_skb_lost`), not when it
+    /// resends it, and BBR's `cwnd -= losses` reads that count per ACK. Counts every
+    /// un-SACKed segment the lost boundary (DupThresh, RACK) passed since the last call:
+    /// called on each ACK before anything is resent, so that a segment's snapshot is
+    /// still its lost transmission's. In recovery it brings the scoreboard's lost
+    /// boundary up to date first (`compute_lost_end`), for every sender.
+    fn mark_new_losses(&mut self) {
+        if self.state != CaState::Recovery && !self.sb.any_sacked() {
+            return; // nothing SACKed, no recovery: nothing is deemed lost
+        }
+        let end = self.sb.compute_lost_end(self.snd_una, self.cfg.dupthresh);
+        let Some(d) = &mut self.rate else {
+            return;
+        };
+        if self.cfg.recovery != Recovery::Sack || self.state == CaState::Loss {
+            return;
+        }
+        let mut x = self.loss_mark.max(self.snd_una);
+        while x < end {
+            x = self.sb.next_unsacked(x);
+            let y = self.sb.next_sacked(x).min(end);
+            for seq in x..y {
+                d.mark_lost(seq);
+            }
+            x = x.max(y);
+        }
+        self.loss_mark = self.loss_mark.max(end);
+    }
+
     /// RFC 8985 §6.2 step 5 with step 4's reo_wnd: move the scoreboard's lost boundary
     /// over what RACK deems lost and (re)arm the reordering timer. True if it moved.
     /// Only with something SACKed or in recovery (Linux runs RACK on "dubious" ACKs);
@@ -618,17 +659,35 @@ impl Sender {
             .max(self.sb.rxt_next());
         let (end, mut timer) = r.detect(from, self.high_tx, now, reo, |x| sb.next_unsacked(x));
         // This recovery's retransmissions (Linux's RACK finds lost retransmissions the
-        // same way: by their own xmit_ts).
+        // same way: by their own xmit_ts), walked again from snd.una once every one
+        // found lost was resent, so that a resend lost in turn is found too.
         let (mut moved, rx) = (false, self.sb.rxt_next());
-        let from2 = self.snd_una.max(self.sb.relost_end());
+        let restart =
+            self.sb.relost_end() > self.snd_una && self.sb.relost_all_resent(self.snd_una);
+        let from2 = if restart {
+            self.snd_una
+        } else {
+            self.snd_una.max(self.sb.relost_end())
+        };
         if self.state == CaState::Recovery && from2 < rx {
             let (end2, t2) = r.detect(from2, rx, now, reo, |x| sb.next_unsacked(x));
             if let Some(t) = t2 {
                 timer = Some(timer.map_or(t, |u| u.min(t)));
             }
             if end2 > from2 {
+                if restart {
+                    self.sb.restart_relost(self.snd_una);
+                }
                 self.sb.set_relost(end2);
                 moved = true;
+                // Each lost retransmission counts again (Linux `tcp_mark_skb_lost`).
+                if let Some(d) = &mut self.rate {
+                    let mut x = self.sb.next_unsacked(from2);
+                    while x < end2.min(rx) {
+                        d.mark_lost(x);
+                        x = self.sb.next_unsacked(x + 1);
+                    }
+                }
             }
         }
         self.reo_at = timer;
@@ -701,6 +760,7 @@ impl Sender {
     /// Linux `tcp_cong_control` with `cong_control`: the delivery-rate sample of this
     /// ACK (`tcp_rate_gen`) and the algorithm's call, in every state.
     fn cong_control_ack(&mut self, prior_in_flight: u64, rtt: Option<Time>, ece: bool, now: Time) {
+        self.mark_new_losses();
         let in_flight = self.cc_in_flight();
         let min_rtt = self.rtt.min_rtt.unwrap_or(Time::ZERO);
         let Some(d) = &mut self.rate else {
@@ -744,7 +804,7 @@ impl Sender {
 
     /// RFC 6675 §5 steps (C)-(E): send while cwnd - pipe >= 1 segment.
     fn sack_send(&mut self, paced: bool, now: Time, out: &mut Vec<Packet>) {
-        self.sb.compute_lost_end(self.snd_una, self.cfg.dupthresh);
+        self.mark_new_losses();
         let mut pipe = self.sb.pipe(self.snd_una, self.high_tx);
         let mut sent = false;
         while self.win.cwnd - pipe as f64 >= 1.0 {
@@ -1180,6 +1240,7 @@ impl Sender {
         // (or an ACK that advances snd.una, as the one that ended the last recovery).
         let keep_rxt = sack && self.rack.is_some();
         let resent = !(keep_rxt && seq < self.sb.rxt_next());
+        self.mark_new_losses();
         if resent {
             self.segment(seq, now, out);
         } else {
@@ -1248,6 +1309,38 @@ impl Sender {
         ssthresh
     }
 
+    /// Linux `tcp_timeout_mark_lost` marks every un-SACKed segment lost: `tp->lost`
+    /// counts each but those already marked and not yet resent (a retransmission in
+    /// flight counts again). The marks reach no ACK's sample (`tcp_ack` counts only its
+    /// own). Called before the state and the scoreboard change.
+    fn mark_timeout_losses(&mut self) {
+        let Some(d) = &mut self.rate else {
+            return;
+        };
+        if self.cfg.recovery != Recovery::Sack {
+            return;
+        }
+        // Marked lost and not yet resent: above HighRxt in recovery, above snd.nxt
+        // (the go-back-N's progress) in Loss, and below the counted boundary.
+        let awaits_from = match self.state {
+            CaState::Recovery => self.sb.rxt_next(),
+            CaState::Loss => self.snd_nxt,
+            _ => self.loss_mark,
+        };
+        let recovery = self.state == CaState::Recovery;
+        let mut x = self.sb.next_unsacked(self.snd_una);
+        while x < self.high_tx {
+            let awaits =
+                (x >= awaits_from && x < self.loss_mark) || (recovery && self.sb.relost_awaits(x));
+            if !awaits {
+                d.mark_lost(x);
+            }
+            x = self.sb.next_unsacked(x + 1);
+        }
+        d.settle_losses();
+        self.loss_mark = self.high_tx;
+    }
+
     /// The retransmission timer expired (the caller checked the deadline): any state →
     /// Loss.
     pub fn on_timeout(&mut self, now: Time, out: &mut Vec<Packet>) {
@@ -1259,6 +1352,7 @@ impl Sender {
             return;
         }
         self.stats.timeouts += 1;
+        self.mark_timeout_losses();
         // RFC 5681 §3.1: ssthresh is reduced when the segment "has not yet been resent
         // by way of the retransmission timer"; a repeated timeout of the same
         // segment keeps it (as Linux does).
@@ -1846,6 +1940,99 @@ mod tests {
         late.ts_val = t5;
         s.on_ack(&late, t5, &mut out);
         assert_eq!(retransmits(&out), vec![10]);
+    }
+
+    /// A resend lost in turn (Linux's RACK marks a segment lost each time it is resent):
+    /// segment 0 lost three times. RACK finds the first resend lost (as above) and, once
+    /// that second resend has gone out and segments sent after it are SACKed RACK.rtt
+    /// later, the second resend too: 0 leaves a fourth time with no timeout. Before the
+    /// walk over the recovery's retransmissions restarted, the second loss waited for
+    /// the RTO (40 RTOs in 20 s of 4 BBR flows at 1 BDP, docs/tcp.md).
+    #[test]
+    fn rack_finds_a_retransmission_lost_twice() {
+        let mut s = rack_sender(true, 10.0, None);
+        let mut out = Vec::new();
+        let base = S0 + ms(100);
+        for k in 1..=9u64 {
+            let t = base + Time::from_micros(k);
+            s.on_ack(&sack_ack(0, &[(1, 1 + k)], t, S0), t, &mut out);
+        }
+        assert_eq!(retransmits(&out), vec![0]);
+        // RACK finds the first resend lost: the third transmission leaves at t.
+        let t = base + ms(100) + Time::from_micros(50);
+        out.clear();
+        s.on_ack(&sack_ack(0, &[(1, 11)], t, S0), t, &mut out);
+        assert_eq!(retransmits(&out), vec![0]);
+        let after: Vec<u64> = out.iter().filter(|p| !p.retx).map(|p| p.seq).collect();
+        assert!(!after.is_empty(), "new data follows the third transmission");
+        // Segments sent with it are SACKed one RTT later; 0 is not.
+        let t2 = t + ms(100) + Time::from_micros(10);
+        let top = *after.last().unwrap() + 1;
+        out.clear();
+        let mut late = sack_ack(0, &[(1, top)], t2, S0);
+        late.ts_val = t2;
+        s.on_ack(&late, t2, &mut out);
+        assert_eq!(retransmits(&out), vec![0], "the resend lost twice, resent");
+        assert_eq!(s.stats.retransmits, 3);
+        assert_eq!((s.state(), s.stats.timeouts), (CaState::Recovery, 0));
+    }
+
+    /// Losses reach a `cong_control` algorithm when they are marked, as Linux's
+    /// `tp->lost` grows in `tcp_mark_skb_lost` and `tcp_rate_gen` reports the growth
+    /// during the ACK (`rs->losses`), not one by one as they are resent: segments 0, 1
+    /// and 2 of 0..10 lost, 3.. SACKed one per ACK. The ACK that brings the third SACKed
+    /// segment marks all three lost (DupThresh above each): its sample says 3 and the
+    /// others 0, though the three are resent over two ACKs. A timeout marks every
+    /// un-SACKed segment lost (`tp->lost` grows by them) but no ACK's sample reports
+    /// them (`tcp_ack` counts only its own marks).
+    #[test]
+    fn losses_reach_the_algorithm_when_marked() {
+        use crate::cc::CongestionControl;
+        struct Owner(Arc<Mutex<Vec<(u64, u64)>>>);
+        impl CongestionControl for Owner {
+            fn name(&self) -> &'static str {
+                "owner"
+            }
+            fn cong_control(&self) -> bool {
+                true
+            }
+            fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
+                let rs = ack.rate.expect("a rate sample on every ACK");
+                self.0.lock().unwrap().push((rs.losses, rs.lost_total));
+                w.cwnd = 10.0;
+            }
+            fn on_congestion(&mut self, w: &Window, _ev: &Congestion) -> f64 {
+                w.ssthresh
+            }
+        }
+        let heard = Arc::new(Mutex::new(Vec::new()));
+        let mut cfg = config(Recovery::Sack, 10.0);
+        cfg.rto_keeps_sack = true;
+        let mut s = Sender::new(cfg, Box::new(Owner(heard.clone())), 0, 0, None);
+        let mut out = Vec::new();
+        s.start(T0, &mut out);
+        assert_eq!(out.len(), 10);
+        out.clear();
+        for k in 1..=5u64 {
+            let t = ms(100) + Time::from_micros(k);
+            s.on_ack(&sack_ack(0, &[(3, 3 + k)], t, T0), t, &mut out);
+        }
+        assert_eq!(s.state(), CaState::Recovery);
+        let resent = retransmits(&out);
+        assert_eq!(resent, vec![0, 1, 2]);
+        let losses: Vec<u64> = heard.lock().unwrap().iter().map(|h| h.0).collect();
+        assert_eq!(losses, [0, 0, 3, 0, 0]);
+        // The timeout: 0, 1 and 2 were resent (in flight, marked again), 8 and 9 and
+        // what was sent since are un-SACKed and unmarked: all lost.
+        let unsacked = s.high_tx - s.snd_una - s.sb.sacked(s.snd_una, s.high_tx);
+        let total_before = heard.lock().unwrap().last().unwrap().1;
+        let rto = s.rto_deadline.unwrap();
+        s.on_timeout(rto, &mut out);
+        let t = rto + ms(100);
+        s.on_ack(&sack_ack(0, &[(3, 8)], t, T0), t, &mut out);
+        let (losses, total) = *heard.lock().unwrap().last().unwrap();
+        assert_eq!(losses, 0, "a timeout's marks are in no ACK's sample");
+        assert_eq!(total, total_before + unsacked);
     }
 
     /// RFC 8985 §7 (a): the last two of ten segments lost, RTT 20 ms. No ACK follows the
