@@ -610,6 +610,7 @@ impl Sender {
     /// called on each ACK before anything is resent, so that a segment's snapshot is
     /// still its lost transmission's. In recovery it brings the scoreboard's lost
     /// boundary up to date first (`compute_lost_end`), for every sender.
+    #[inline(never)]
     fn mark_new_losses(&mut self) {
         if self.state != CaState::Recovery && !self.sb.any_sacked() {
             return; // nothing SACKed, no recovery: nothing is deemed lost
@@ -1313,6 +1314,8 @@ impl Sender {
     /// counts each but those already marked and not yet resent (a retransmission in
     /// flight counts again). The marks reach no ACK's sample (`tcp_ack` counts only its
     /// own). Called before the state and the scoreboard change.
+    #[cold]
+    #[inline(never)]
     fn mark_timeout_losses(&mut self) {
         let Some(d) = &mut self.rate else {
             return;
