@@ -3,9 +3,10 @@ and XCP in small-buffered networks) reproduced in quick mode: the findings that
 docs/reproductions/000.md marks reproduced must keep holding.
 
 One quick run of the study (Figs. 1 and 2 at 100 Mb/s instead of 622, 2 to 40 flows,
-40 s runs, the TCPs of Fig. 2 with 5 replications at 10 and 40 flows, N.P. XCP at
-20 Mb/s with 3; Figs. 3 and 4 at the study's 622 Mb/s with 0 and 100 web nodes and
-50 s runs; packet engine) is shared by every test. The thresholds are the study's
+40 s runs, Fig. 1 with 3 replications, the TCPs of Fig. 2 with 5 at 10 and 40 flows,
+N.P. XCP at 20 Mb/s with 3; Figs. 3 and 4 at the study's 622 Mb/s with 0 and 100 web
+nodes and 50 s runs, one seed, their claims' margins set against the full mode's
+spread on the page; packet engine) is shared by every test. The thresholds are the study's
 own statements (XCP's 90 % capacity parameter, "over 80 %", "orders of magnitude"),
 not numbers ccsim printed; the order claims hold only when the 95 % intervals do.
 """
@@ -37,13 +38,12 @@ def _fig1(res, variant):
 
 
 def test_fig1_paced_xcp_cp_max_queue_orders_of_magnitude_below_the_bdp(res):
-    """Fig. 1(a): with a BDP buffer, P. XCP with C.P. never queues more than 2 % of the
-    BDP (the study: 23,360 B against 6.4 MB at 100 flows), and never drops, start-up
-    included."""
-    bdp = res.figure("fig1").values["bdp_bytes"]
-    assert res.figure("fig1").claim("cp_queue_tiny").holds
+    """Fig. 1(a): with a BDP buffer, P. XCP with C.P. queues less than 2 % of the BDP
+    (the study: 23,360 B against 6.4 MB at 100 flows; per run, its own BDP, the 95 %
+    interval over the 3 seeds at every N), and never drops, start-up included."""
+    fig = res.figure("fig1")
+    assert fig.claim("cp_queue_tiny").holds, fig.claim("cp_queue_tiny")
     for r in _fig1(res, "P. XCP C.P."):
-        assert r["max queue (B)"] < 0.02 * bdp, r
         assert r["drops (whole run)"] == 0, r
 
 
@@ -55,7 +55,10 @@ def test_fig1_paced_xcp_cp_holds_utilization_at_its_90pct_capacity_parameter(res
 
 
 def test_fig1_conservative_parameters_lower_paced_xcp_max_queue_below_original(res):
-    """Fig. 1(a): C.P. lowers P. XCP's maximum queue below O.P.'s at every flow count."""
+    """Fig. 1(a): C.P. lowers P. XCP's maximum queue below O.P.'s at every flow count
+    (the C.P./O.P. ratio per seed, its 95 % interval below 1 at every N)."""
+    fig = res.figure("fig1")
+    assert fig.claim("cp_below_op").holds, fig.claim("cp_below_op")
     cp, op = _fig1(res, "P. XCP C.P."), _fig1(res, "P. XCP O.P.")
     for a, b in zip(cp, op, strict=True):
         assert a["N"] == b["N"]
@@ -64,7 +67,13 @@ def test_fig1_conservative_parameters_lower_paced_xcp_max_queue_below_original(r
 
 def test_fig1_nonpaced_xcp_queues_ten_times_more_than_paced_with_two_flows(res):
     """Fig. 1(a), (c)-(f): without pacing XCP's bursts (and two-way ACK compression)
-    build queues far above the paced ones with few flows (> 10× at 2 flows)."""
+    build queues far above the paced ones with few flows: > 10× at 2 flows with O.P. in
+    every seed (``np_burstier_op``), and with either preset in the seeds' means. Not in
+    every seed with C.P. at quick scale (the study's scale: every seed, both presets;
+    at 100 Mb/s seed 2's N.P. XCP C.P. queues 7× P. XCP C.P.'s), so ``np_burstier``
+    (both presets, every seed) is the full mode's check, not asserted here."""
+    fig = res.figure("fig1")
+    assert fig.claim("np_burstier_op").holds, fig.claim("np_burstier_op")
     for preset in ("O.P.", "C.P."):
         np_ = _fig1(res, f"N.P. XCP {preset}")[0]
         p = _fig1(res, f"P. XCP {preset}")[0]
@@ -74,9 +83,10 @@ def test_fig1_nonpaced_xcp_queues_ten_times_more_than_paced_with_two_flows(res):
 
 def test_fig1_nonpaced_xcp_op_overflows_the_bdp_buffer_with_two_flows(res):
     """Fig. 1(a), (c): the BDP buffer is not enough for N.P. XCP with few flows: with
-    O.P. and 2 flows each way the run drops packets (in its start-up: the drops fall
-    before the measurement window, which sees none), while P. XCP drops nothing; and at
-    20 Mb/s, the rate scan's low end, some of the 3 seeds overflow too."""
+    O.P. and 2 flows each way some seed's run drops packets (in its start-up: the drops
+    fall before the measurement window, which sees none), while P. XCP drops nothing in
+    any seed; and at 20 Mb/s, the rate scan's low end, some of the 3 seeds overflow
+    too."""
     fig = res.figure("fig1")
     assert fig.claim("np_overflows_bdp").holds, fig.claim("np_overflows_bdp")
     assert fig.claim("np_overflow_every_rate").holds, fig.claim("np_overflow_every_rate")
@@ -92,7 +102,7 @@ def test_fig1_nonpaced_xcp_recovers_its_utilization_after_the_overflow(res):
     """Fig. 1(b), not reproduced: the study's N.P. XCP loses utilization with few flows;
     ccsim's recovers from its start-up losses and runs near the link rate over the
     measurement window (the page explains). The check that would show the study's
-    loss does not hold."""
+    loss (N.P. below P. XCP O.P. by more than 0.1, over the 3 seeds) does not hold."""
     fig = res.figure("fig1")
     assert not fig.claim("np_low_utilization").holds
     assert _fig1(res, "N.P. XCP O.P.")[0]["utilization"] > 0.9
@@ -194,20 +204,21 @@ def test_fig3_web_traffic_nonpaced_tcps_rise_with_web_nodes_and_stay_below_paced
         assert rows[ns[-1]][f"N.P. {p}"] > rows[ns[0]][f"N.P. {p}"], p
 
 
-def test_fig3_paced_tcps_utilization_rises_with_web_nodes(res):
-    """Fig. 3(b): web traffic desynchronizes the long flows, so each P. TCP runs higher
-    with web traffic than without (``p_lift``; at the study's scale over 5 seeds every
-    interval lies above 0) and, from none to 100 nodes, by more than 0.02 (quick mode
-    runs this figure at the study's 622 Mb/s, where 100 web nodes are a large enough
-    share of the traffic, seed 1; at the study's scale the rise from none to 400 nodes
-    is resolved for P. HSTCP only, the page's "in shape")."""
+def test_fig3_paced_tcps_run_higher_with_web_traffic(res):
+    """Fig. 3(b), in shape: web traffic desynchronizes the long flows, so each P. TCP
+    runs higher with web traffic than without (``p_lift``; quick mode runs this figure
+    at the study's 622 Mb/s, where 100 web nodes are a large enough share of the
+    traffic, seed 1; at the study's scale over 5 seeds every interval lies above 0).
+    The study's rise "with N" (``p_rise``: more than 0.02) is not asserted: from none
+    to 100 nodes it holds on seed 1 but not on seed 3 of the full mode's five runs of
+    these points (P. NewReno +0.019), and at the study's scale it is resolved for
+    P. HSTCP only (the page)."""
     fig = res.figure("fig3")
     assert fig.claim("p_lift").holds, fig.claim("p_lift")
-    assert fig.claim("p_rise").holds, fig.claim("p_rise")
     rows = {int(r["N"]): r for r in fig.values["utilization"]}
     ns = sorted(rows)
     for p in ("P. Reno", "P. NewReno", "P. HSTCP"):
-        assert rows[ns[-1]][p] > rows[ns[0]][p] + 0.02, (p, rows)
+        assert rows[ns[-1]][p] > rows[ns[0]][p], (p, rows)
 
 
 def _fig4(res):

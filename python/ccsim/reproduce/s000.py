@@ -170,6 +170,11 @@ def _link_util_series(run_dir: str, link: str = "bottleneck") -> pd.Series:
     return u.set_index("time")["value"]
 
 
+def _seeds_text(d: pd.DataFrame) -> str:
+    n = int(d["seed"].nunique())
+    return f"mean ± 95 % interval, {n} seeds" if n > 1 else "one seed"
+
+
 def _least(values: Mapping[str, Estimate | float]) -> Estimate | float:
     """The value whose interval reaches lowest (a predicate "above" holds for all of
     *values* exactly when it holds for this one)."""
@@ -221,14 +226,12 @@ FIG1_COLS = [
 
 
 # Replications of Fig. 1's runs in the full mode (seeds draw the RTTs and the start
-# times; each seed's BDP buffer follows its own RTTs) up to 100 flows each way, where
-# the few-flow claims (N.P. XCP's bursts and overflow) and the study's 100-flow
-# comparison lie; the 400- and 800-flow runs (about a minute each on one core) keep
-# one seed, their margins being wide (P. XCP C.P. at 0.5-0.7 % of the BDP against the
-# 2 % bar, its utilization 0.900). Fig. 2 takes its buffers from seed 1, the one
-# measurement of the study's procedure. Quick mode runs one seed.
-FIG1_SEEDS_FULL, FIG1_SEEDS_QUICK = 5, 1
-FIG1_REPLICATED_MAX_N = 100
+# times; each seed's BDP buffer follows its own RTTs), at every number of flows (the
+# 400- and 800-flow runs about 20-25 s each on one core). Fig. 2 takes its buffers
+# from seed 1, the one measurement of the study's procedure. Quick mode runs 3 seeds
+# (its 12 runs at 100 Mb/s cost about 20 s of one core per seed): the few-flow claims
+# (N.P. XCP's bursts in every seed, its overflow in some) depend on the draw.
+FIG1_SEEDS_FULL, FIG1_SEEDS_QUICK = 5, 3
 
 
 def fig1_data(ctx: Context) -> pd.DataFrame:
@@ -237,8 +240,7 @@ def fig1_data(ctx: Context) -> pd.DataFrame:
     P. XCP C.P. runs of seed 1."""
     rows = []
     for n in QUICK_N if ctx.quick else FULL_N:
-        single = ctx.quick or n > FIG1_REPLICATED_MAX_N
-        seeds = FIG1_SEEDS_QUICK if single else FIG1_SEEDS_FULL
+        seeds = FIG1_SEEDS_QUICK if ctx.quick else FIG1_SEEDS_FULL
         grid = {
             "tcp.pacing": ["none", "leaky"],
             "topology.queue.preset": ["original", "conservative"],
@@ -295,14 +297,18 @@ def _plot_fig1(d: pd.DataFrame, rates: pd.DataFrame, path) -> None:
     plt = _plt()
     with plt.rc_context(plots.STYLE):
         fig, axes = plt.subplots(1, 4, figsize=(17, 3.8))
-        for v, g in d.groupby("variant", sort=False):  # means over the seeds
-            g = g.groupby("N", sort=True)[["max_queue_B", "utilization"]].mean()
-            axes[0].plot(g.index, g["max_queue_B"], marker="o", label=v)
-            axes[1].plot(g.index, g["utilization"], marker="o", label=v)
+        # means over the seeds with their 95 % intervals (none where one seed ran)
+        for ax, metric in ((axes[0], "max_queue_B"), (axes[1], "utilization")):
+            est = estimates(d, ["variant", "N"], metric)
+            for v, g in est.groupby("variant", sort=False):
+                g = g.sort_values("N")
+                ax.errorbar(
+                    g["N"], g["mean"], yerr=g["ci95"].fillna(0), marker="o", capsize=2, label=v
+                )
         axes[0].axhline(bdp, color="grey", ls=":", lw=0.8, label="BDP buffer")
         axes[0].set_yscale("log")
         axes[0].set_ylabel("maximum queue (bytes)")
-        axes[0].set_title("(a) maximum queue, BDP buffer (mean of the seeds)")
+        axes[0].set_title(f"(a) maximum queue, BDP buffer ({_seeds_text(d)})")
         axes[1].set_ylim(0, 1.05)
         axes[1].set_ylabel(plots.label("utilization"))
         axes[1].set_title("(b) bottleneck utilization")
@@ -392,6 +398,7 @@ def fig1(ctx: Context) -> FigureResult:
     burst = qf[["N.P. XCP O.P.", "N.P. XCP C.P."]].min(axis=1) / qf[
         ["P. XCP O.P.", "P. XCP C.P."]
     ].max(axis=1)
+    burst_op = qf["N.P. XCP O.P."] / qf["P. XCP O.P."]
     few_d = d[d["N"] == few]
     np_few_drops = {
         v: few_d.loc[few_d["variant"] == v, "run_drops"].astype(int).tolist()
@@ -445,6 +452,15 @@ def fig1(ctx: Context) -> FigureResult:
             test=above(10),
             digits=3,
             note="least N.P. max queue / largest P. max queue at the smallest N, in each seed",
+        ),
+        claim_all(
+            "np_burstier_op",
+            f"N.P. XCP queues far more than P. XCP with few flows ({few} each way), O.P.",
+            study="N.P. XCP oscillates; its queue exceeds the BDP with few flows",
+            values={f"seed {s}": float(r) for s, r in burst_op.items()},
+            test=above(10),
+            digits=3,
+            note="N.P. XCP O.P.'s max queue / P. XCP O.P.'s at the smallest N, in each seed",
         ),
         claim(
             "np_overflows_bdp",
@@ -990,25 +1006,35 @@ def parking_data(ctx: Context) -> pd.DataFrame:
     return d[cols]
 
 
-def _plot_fig4(util: pd.DataFrame, buf: str, path, seeds: int = 1) -> None:
+def _plot_fig4(small: pd.DataFrame, path) -> None:
+    """Grouped bars of each variant's utilization of the three middle links: the mean
+    over the seeds with its 95 % interval (``estimates``; no bar where one seed ran)."""
+    est = {link: estimates(small, ["variant"], link).set_index("variant") for link in LINKS}
+    variants = list(est["link 1"].index)
+    buf = str(small["buffer"].iloc[0])
+    seeds = int(small["seed"].nunique())
     plt = _plt()
     with plt.rc_context(plots.STYLE):
         fig, ax = plt.subplots(figsize=(8, 3.8))
-        width = 0.8 / len(util)
-        for i, (v, row) in enumerate(util.iterrows()):
+        width = 0.8 / len(variants)
+        for i, v in enumerate(variants):
             ax.bar(
-                [k + (i - len(util) / 2 + 0.5) * width for k in range(3)],
-                row.to_numpy(),
+                [k + (i - len(variants) / 2 + 0.5) * width for k in range(3)],
+                [est[link].at[v, "mean"] for link in LINKS],
                 width,
+                yerr=[0.0 if pd.isna(e) else e for e in (est[lk].at[v, "ci95"] for lk in LINKS)],
+                capsize=2,
+                error_kw={"lw": 0.8},
                 label=v,
                 hatch="" if v.startswith("P.") else "//",
             )
-        ax.set_xticks(range(3), util.columns)
-        ax.set_ylim(0, 1.05)
+        ax.set_xticks(range(3), list(LINKS))
+        ax.set_ylim(0, 1.3)  # room for the legend above the bars
+        ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
         ax.set_ylabel(plots.label("utilization"))
-        mean = f", mean of {seeds} seeds" if seeds > 1 else ""
-        ax.set_title(f"Fig. 4: parking lot, buffer {buf} on every middle link{mean}")
-        ax.legend(fontsize=7, ncol=2)
+        mean = f", mean ± 95 % interval of {seeds} seeds" if seeds > 1 else ", one seed"
+        ax.set_title(f"Fig. 4: parking lot, buffer {buf} on every middle link{mean}", fontsize=9)
+        ax.legend(fontsize=7, ncol=3, loc="upper center")
         plots.save(fig, path)
         plt.close(fig)
 
@@ -1032,9 +1058,8 @@ def fig4(ctx: Context) -> FigureResult:
     small = _parking_small(ctx)
     util = small.groupby("variant", sort=False)[list(LINKS)].mean()  # means over the seeds
     e = {link: _per_variant(small, link) for link in LINKS}
-    buf = str(small["buffer"].iloc[0])
     path = ctx.out / "fig4.png"
-    _plot_fig4(util, buf, path, int(small["seed"].nunique()))
+    _plot_fig4(small, path)
     res = FigureResult("fig4", "parking lot: utilization of the three middle links", [path.name])
     tab = pd.DataFrame({"variant": list(util.index)})
     for link in LINKS:
@@ -1118,7 +1143,7 @@ def fig4(ctx: Context) -> FigureResult:
         ),
     ]
     res.values = {
-        "buffer_B": buf,
+        "buffer_B": str(small["buffer"].iloc[0]),
         "utilization": util.reset_index().to_dict("records"),
         "estimates": {
             link: {v: {"mean": x.mean, "ci95": x.half_width, "n": x.n} for v, x in ev.items()}

@@ -35,7 +35,9 @@ figure per buffer (``calibration-bdp``: Figures 7-10, ``calibration-stanford``: 
 ``calibration-tiny``: 15-18), the three from one sweep. Quick mode keeps the two
 500 Mb/s environments (at 1000 Mb/s the access link paces a lone flow to the bottleneck
 rate, so the buffer never fills and the three buffers give the same runs) and 150 s
-runs. Two sweeps vary what the study leaves out, for conditional verdicts:
+runs. Both modes run three seeds (the access delays, hence the RTT, drawn anew), and
+the claims that compare protocols pair them by seed (``Cal.rel``: one seed's
+protocols share its network). Two sweeps vary what the study leaves out, for conditional verdicts:
 Compound's γ with 166 packets (``gamma.toml``, Figs. 11-12) and FAST's α and a window
 cap with the BDP buffer (``window.toml``, Figs. 7-10).
 
@@ -349,7 +351,7 @@ def _table(tab: pd.DataFrame, cols: list[str]) -> str:
 
 # Quick mode of the calibration (module docstring): the two 500 Mb/s environments, where
 # the buffers matter (at 1000 Mb/s a lone flow never queues at the bottleneck), 150 s
-# (the CoV window: the second half, as in the scenario).
+# (the CoV window: the second half, as in the scenario), the scenario's 3 seeds.
 QUICK_CAL = {
     "grid": {"topology.bottleneck_rate": ["500Mbps"]},
     "set": {"duration": "150s", "metrics.cov_window": "75s"},
@@ -465,6 +467,35 @@ class Cal:
     def __call__(self, metric: str, cc: str, env: str, buffer: str) -> Estimate:
         return _est(self._g[(env, cc, buffer)][metric])
 
+    def rel(
+        self,
+        metric: str,
+        cc: str,
+        env: str,
+        buffer: str,
+        refs: tuple[str, ...],
+        *,
+        how: str = "max",
+        ref_env: str | None = None,
+        ref_buffer: str | None = None,
+    ) -> Estimate:
+        """Estimate over the seeds of *cc*'s *metric* divided by the highest (*how*
+        "max") or lowest ("min") of *refs*' in the same seed (by default the same
+        environment and buffer): the protocols of one seed share its drawn access
+        delays, so the comparison is paired (∞ / finite is ∞: never)."""
+        a = self._g[(env, cc, buffer)].set_index("seed")[metric].astype(float)
+        others = pd.concat(
+            [
+                self._g[(ref_env or env, r, ref_buffer or buffer)]
+                .set_index("seed")[metric]
+                .astype(float)
+                for r in refs
+            ],
+            axis=1,
+        )
+        ref = others.max(axis=1) if how == "max" else others.min(axis=1)
+        return _est((a / ref).dropna())
+
     def series(self, env: str, cc: str, buffer: str):
         g = self._g.get((env, cc, buffer))
         if g is None:
@@ -564,24 +595,47 @@ def _pts(cal: Cal, metric: str, ccs, envs, buffer: str, test: Callable[[str, str
 CI = ("compound", "illinois")
 
 
-def _half_of_ci_min(g: Cal, b: str) -> Callable[[str, str], Predicate]:
-    """Below half the lower of Compound's and Illinois' mean shares in the environment."""
-    return lambda cc, e: below(0.5 * min(g("share", c, e, b).mean for c in CI))
+def _rel_pts(
+    g: Cal,
+    metric: str,
+    ccs,
+    envs,
+    buffer: str,
+    refs: tuple[str, ...],
+    test: Predicate,
+    *,
+    how: str = "max",
+    ref_buffer: str | None = None,
+) -> dict:
+    """Points for :func:`every`, each paired by seed: ``"<env> <cc> / <how>(refs)"`` ->
+    (Estimate of the per-seed ratio, *test*)."""
+    names = ", ".join(NAMES[r] for r in refs)
+    ref = names if len(refs) == 1 else f"{how}({names})"
+    tail = "" if ref_buffer is None else f" with {BUFS[ref_buffer]}"
+    return {
+        f"{e} {NAMES[c]} / {ref}{tail}": (
+            g.rel(metric, c, e, buffer, refs, how=how, ref_buffer=ref_buffer),
+            test,
+        )
+        for e in envs
+        for c in ccs
+    }
 
 
-def _twice_ci_t90(g: Cal, b: str) -> Callable[[str, str], Predicate]:
-    """Above twice the longer of Compound's and Illinois' mean times to 90 %."""
-    return lambda cc, e: above(2 * max(g("t90", c, e, b).mean for c in CI))
+def _half_of_ci_min(g: Cal, envs, b: str) -> dict:
+    """FAST's share over the lower of Compound's and Illinois' in the same seed, below
+    one half."""
+    return _rel_pts(g, "share", ("fast",), envs, b, CI, below(0.5), how="min")
 
 
 def _newreno_slower_points(g: Cal, envs, b: str) -> dict:
     """NewReno's time to 90 % against twice Compound's and Illinois' in each of *envs*,
     and, where the calibration has two RTTs at one rate, longer at the longer RTT."""
-    pts = _pts(g, "t90", ("newreno",), envs, b, _twice_ci_t90(g, b))
+    pts = _rel_pts(g, "t90", ("newreno",), envs, b, CI, above(2.0))
     pair = g.rtt_pair()
     if pair:
-        slow, fast = g("t90", "newreno", pair[1], b), g("t90", "newreno", pair[0], b)
-        pts[f"NewReno {pair[1]} vs {pair[0]}"] = (slow, above(fast.mean))
+        ratio = g.rel("t90", "newreno", pair[1], b, ("newreno",), ref_env=pair[0])
+        pts[f"NewReno {pair[1]} / {pair[0]}"] = (ratio, above(1.0))
     return pts
 
 
@@ -636,7 +690,6 @@ def calibration_bdp(ctx: Context) -> FigureResult:
     b = "bdp"
     envs = g.envs
     lo, hi = g.by_rate()
-    half_of_min = _half_of_ci_min(g, b)
 
     res.claims += [
         claim_each(
@@ -658,8 +711,8 @@ def calibration_bdp(ctx: Context) -> FigureResult:
             "throughput than Compound and Illinois (§7.1.1, Figs. 7-10; every environment; "
             "ccsim's FAST α = 200, no window cap)",
             study="far lower throughput; held back severely",
-            points=_pts(g, "share", ("fast",), envs, b, half_of_min),
-            check="FAST's mean share < 0.5 × min(Compound, Illinois), every environment",
+            points=_half_of_ci_min(g, envs, b),
+            check="FAST's share < 0.5 × min(Compound, Illinois), per seed, every environment",
         ),
         claim_each(
             "cal_bdp_fast_stable",
@@ -676,7 +729,7 @@ def calibration_bdp(ctx: Context) -> FigureResult:
             study="much slower as the RTT increases",
             points=_newreno_slower_points(g, lo, b),
             check="NewReno's time to 90 % of the link > 2 × Compound's and Illinois', and "
-            "longer at the longer RTT (never = ∞)",
+            "longer at the longer RTT (per seed; never = ∞)",
         ),
         claim_each(
             "cal_bdp_newreno_follows_at_high_rate",
@@ -734,10 +787,7 @@ def calibration_stanford(ctx: Context) -> FigureResult:
     res, g = _cal_figure(ctx, "166pkt", "calibration-stanford")
     b = "166pkt"
     lo, hi = g.by_rate()
-    half_of_min = _half_of_ci_min(g, b)
-
-    def highest(cc: str, e: str) -> Predicate:
-        return above(max(g("late_cov", c, e, b).mean for c in FOUR if c != cc))
+    rest = tuple(c for c in FOUR if c != "compound")
 
     res.claims += [
         claim_each(
@@ -745,9 +795,9 @@ def calibration_stanford(ctx: Context) -> FigureResult:
             "alone with 166 packets at the lower rate, Compound (γ = 30, the paper's) "
             "displays a lot of burstiness (§7.1.2, Figs. 11-12)",
             study="a lot of burstiness",
-            points=_pts(g, "late_cov", ("compound",), lo, b, highest),
-            check="Compound's CoV of the 1 s goodput (2nd half) the highest of the four, "
-            "every lower-rate environment",
+            points=_rel_pts(g, "late_cov", ("compound",), lo, b, rest, above(1.0)),
+            check="Compound's CoV of the 1 s goodput (2nd half) the highest of the four "
+            "(over the others' highest, per seed), every lower-rate environment",
         ),
         claim_each(
             "cal_stanford_illinois_steady",
@@ -765,15 +815,26 @@ def calibration_stanford(ctx: Context) -> FigureResult:
             study="much slower, especially under longer RTTs",
             points=_newreno_slower_points(g, lo, b),
             check="NewReno's time to 90 % > 2 × Compound's and Illinois', and longer at the "
-            "longer RTT",
+            "longer RTT (per seed)",
         ),
         claim_each(
             "cal_stanford_fast_low",
             "alone with 166 packets at the lower rate, FAST's throughput stays low "
             "(§7.1.2, Figs. 11-12)",
             study="low throughput",
-            points=_pts(g, "share", ("fast",), lo, b, half_of_min),
-            check="FAST's mean share < 0.5 × min(Compound, Illinois), every lower-rate environment",
+            points=_half_of_ci_min(g, lo, b),
+            check="FAST's share < 0.5 × min(Compound, Illinois), per seed, every lower-rate "
+            "environment",
+        ),
+        *(
+            claim_each(
+                f"cal_stanford_fast_low_{e.replace('/', '_')}",
+                f"alone with 166 packets at {e}, FAST's throughput stays low (§7.1.2)",
+                study="low throughput",
+                points=_half_of_ci_min(g, [e], b),
+                check="FAST's share < 0.5 × min(Compound, Illinois), per seed",
+            )
+            for e in lo
         ),
         claim_each(
             "cal_stanford_fast_steady",
@@ -797,8 +858,8 @@ def calibration_stanford(ctx: Context) -> FigureResult:
             "alone with 166 packets at the higher rate, FAST does not take up the "
             'bandwidth as the others do (§7.1.2: "sans Fast", Figs. 13-14)',
             study="sans Fast",
-            points=_pts(g, "share", ("fast",), hi, b, half_of_min),
-            check="FAST's mean share < 0.5 × min(Compound, Illinois), every higher-rate "
+            points=_half_of_ci_min(g, hi, b),
+            check="FAST's share < 0.5 × min(Compound, Illinois), per seed, every higher-rate "
             "environment",
         ),
     ]
@@ -822,43 +883,29 @@ def calibration_tiny(ctx: Context) -> FigureResult:
             "alone with 20 packets at the lower rate, Compound's throughput suffers "
             "severely (§7.1.3, Figs. 15-16)",
             study="suffers severely; remains low",
-            points=_pts(
-                g,
-                "share",
-                ("compound",),
-                lo,
-                b,
-                lambda c, e: below(0.5 * g("share", c, e, "bdp").mean),
+            points=_rel_pts(
+                g, "share", ("compound",), lo, b, ("compound",), below(0.5), ref_buffer="bdp"
             ),
-            check="Compound's mean share at 20 packets < 0.5 × with the BDP buffer, every "
-            "lower-rate environment",
+            check="Compound's share at 20 packets < 0.5 × with the BDP buffer, per seed, "
+            "every lower-rate environment",
         ),
         claim_each(
             "cal_tiny_illinois_builds_up",
             "alone with 20 packets at the lower rate and shorter RTT, Illinois builds up "
             "its throughput, where Compound suffers and NewReno is slower (§7.1.3, Fig. 15)",
             study="Illinois steadily builds up its throughput",
-            points={
-                f"{e15} Illinois vs {NAMES[c]} {_show(g('share', c, e15, b))}": (
-                    g("share", "illinois", e15, b),
-                    above(g("share", c, e15, b).mean),
-                )
-                for c in ("compound", "newreno")
-            },
-            check="Illinois' mean share > Compound's and NewReno's",
+            points=_rel_pts(
+                g, "share", ("illinois",), [e15], b, ("compound", "newreno"), above(1.0)
+            ),
+            check="Illinois' share > Compound's and NewReno's (per seed)",
         ),
         claim_each(
             "cal_tiny_newreno_slower_than_illinois",
             "alone with 20 packets at the lower rate and shorter RTT, NewReno scales at a "
             "much slower pace than Illinois (§7.1.3, Fig. 15)",
             study="much slower pace than Illinois",
-            points={
-                f"{e15} NewReno vs 2 × Illinois {_show(g('t90', 'illinois', e15, b))}": (
-                    g("t90", "newreno", e15, b),
-                    above(2 * g("t90", "illinois", e15, b).mean),
-                )
-            },
-            check="NewReno's time to 90 % > 2 × Illinois' (never = ∞)",
+            points=_rel_pts(g, "t90", ("newreno",), [e15], b, ("illinois",), above(2.0)),
+            check="NewReno's time to 90 % > 2 × Illinois' (per seed; never = ∞)",
         ),
         claim_each(
             "cal_tiny_long_rtt_dulls_growth",
@@ -866,15 +913,15 @@ def calibration_tiny(ctx: Context) -> FigureResult:
             "Illinois and NewReno (§7.1.3, Figs. 15-16)",
             study="slower response time dulls the growth rates",
             points={
-                f"{NAMES[c]} {pair[1]} vs {pair[0]} {_show(g('share', c, pair[0], b))}": (
-                    g("share", c, pair[1], b),
-                    below(g("share", c, pair[0], b).mean),
+                f"{NAMES[c]} {pair[1]} / {pair[0]}": (
+                    g.rel("share", c, pair[1], b, (c,), ref_env=pair[0]),
+                    below(1.0),
                 )
                 for c in ("illinois", "newreno")
             }
             if pair
             else {},
-            check="mean share at the longer RTT < at the shorter, Illinois and NewReno",
+            check="share at the longer RTT < at the shorter (per seed), Illinois and NewReno",
         ),
         claim_each(
             "cal_tiny_compound_burstiest_below_stanford",
@@ -882,19 +929,21 @@ def calibration_tiny(ctx: Context) -> FigureResult:
             "burstiest of the three high-speed protocols, though less than with 166 "
             "packets (§7.1.3, Fig. 16)",
             study="burstiness less than in Stanford, still the greatest of the three",
-            points={
-                f"{e16} Compound vs FAST, Illinois": (
-                    g("late_cov", "compound", e16, b),
-                    above(max(g("late_cov", c, e16, b).mean for c in ("fast", "illinois"))),
-                ),
-                f"{e16} Compound vs itself with 166 packets "
-                f"{_show(g('late_cov', 'compound', e16, '166pkt'))}": (
-                    g("late_cov", "compound", e16, b),
-                    below(g("late_cov", "compound", e16, "166pkt").mean),
-                ),
-            },
+            points=_rel_pts(
+                g, "late_cov", ("compound",), [e16], b, ("fast", "illinois"), above(1.0)
+            )
+            | _rel_pts(
+                g,
+                "late_cov",
+                ("compound",),
+                [e16],
+                b,
+                ("compound",),
+                below(1.0),
+                ref_buffer="166pkt",
+            ),
             check="Compound's CoV of the 1 s goodput (2nd half) > FAST's and Illinois', and "
-            "< its own with 166 packets",
+            "< its own with 166 packets (per seed)",
         ),
         claim_each(
             "cal_tiny_fast_little",
@@ -923,21 +972,15 @@ def calibration_tiny(ctx: Context) -> FigureResult:
             "higher but it does not scale like Compound and Illinois (§7.1.3, Figs. 17-18)",
             study="marginally higher, unable to scale effectively",
             points={
-                f"{eh} FAST vs {el}": (
-                    g("share", "fast", eh, b),
-                    above(g("share", "fast", el, b).mean),
+                f"{eh} FAST / {el}": (
+                    g.rel("share", "fast", eh, b, ("fast",), ref_env=el),
+                    above(1.0),
                 )
                 for el, eh in zip(lo, hi, strict=False)
             }
-            | {
-                f"{eh} FAST vs 0.5 × min(Compound, Illinois)": (
-                    g("share", "fast", eh, b),
-                    below(0.5 * min(g("share", c, eh, b).mean for c in CI)),
-                )
-                for eh in hi
-            },
-            check="FAST's mean share higher than at the lower rate (same RTT) and < 0.5 × "
-            "min(Compound, Illinois)",
+            | _half_of_ci_min(g, hi, b),
+            check="FAST's share higher than at the lower rate (same RTT) and < 0.5 × "
+            "min(Compound, Illinois), per seed",
         ),
     ]
     return res
