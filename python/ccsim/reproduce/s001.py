@@ -1271,7 +1271,7 @@ FIG15_SIZES_QUICK = [5000]
 FIG15C_SIZES = [300, 1000, 3000, 5000]  # closed-loop nodes (line C)
 FIG15C_SIZES_QUICK = [5000]
 QUICK_15 = {"seeds": 10}  # line B: paced − Reno ≈ 4.9 s, one run's spread ≈ 0.4 s
-QUICK_15C = {"seeds": 1, "set": {"duration": "120s"}}
+QUICK_15C = {"seeds": 3, "set": {"duration": "120s"}}
 LINE_B = 5000.0
 
 
