@@ -86,7 +86,7 @@ def _runs_by_pacing(ctx: Context, figure: str, quick: dict | None):
 
 # ------------------------------------------------------------------ Figures 3-4
 
-QUICK_1 = {"seeds": 1}
+QUICK_1 = {"seeds": 3}
 EARLY = [1.5, 2.0, 3.0, 5.0, 10.0]  # Figure 3's "initial period" (s)
 
 
@@ -594,7 +594,7 @@ def fig5(ctx: Context) -> FigureResult:
 
 # ------------------------------------------------------------------ Figures 6-8
 
-QUICK_50 = {"seeds": 1}
+QUICK_50 = {"seeds": 3}
 EARLY_AGG = [2.0, 3.0, 5.0]  # Figure 6's initial period (s)
 EARLY_JAIN = [1.0, 2.0]  # Figure 7's
 
@@ -1005,9 +1005,9 @@ def fig11(ctx: Context) -> FigureResult:
 
 # ------------------------------------------------------------------ Figures 12-13
 
-QUICK_CL = {"grid": {"workloads[0].size": ["10pkt", "100pkt", "3000pkt"]}, "seeds": 1}
+QUICK_CL = {"grid": {"workloads[0].size": ["10pkt", "100pkt", "3000pkt"]}, "seeds": 3}
 # Figure 12 adds the 1000-packet flows of phase 2 (the first size that loses)
-QUICK_CL12 = {"grid": {"workloads[0].size": ["10pkt", "100pkt", "1000pkt", "3000pkt"]}, "seeds": 1}
+QUICK_CL12 = {"grid": {"workloads[0].size": ["10pkt", "100pkt", "1000pkt", "3000pkt"]}, "seeds": 3}
 LONG = 1e5  # phase 4: fig12long.toml's flow size (packets)
 PHASE3 = 3000.0  # phase 3: the size at which the paced flows' synchronized drops show
 
