@@ -372,7 +372,7 @@ def fig10_data(ctx: Context) -> pd.DataFrame:
     background's loss."""
     # Full-length runs at the figure's load only (as Fig. 8: the large-buffer points
     # average over the few overflows that end in a timeout).
-    q = {"grid": QUICK_BUFS | {"poisson[0].load": [0.5]}, "seeds": 1}
+    q = {"grid": QUICK_BUFS | {"poisson[0].load": [0.5]}, "seeds": 3}
     sw, runs = ctx.sweep("fig10", quick=q)
     d = _tidy(sw, runs)
     d["load"] = d["poisson[0].load"].astype(float) if "poisson[0].load" in d else 0.5
@@ -593,7 +593,7 @@ def fig13_data(ctx: Context) -> pd.DataFrame:
     """Fig. 13: per run the queue (FIFO or FQ), the buffer ``B``, the seed, the core's
     Jain index of the two TCP flows, the link utilization, the background's loss and
     HSTCP's share of the TCP goodput."""
-    q = {"grid": {"topology.buffer": ["20pkt", "625pkt"]}, "seeds": 1, "set": {"duration": "300s"}}
+    q = {"grid": {"topology.buffer": ["20pkt", "625pkt"]}, "seeds": 3, "set": {"duration": "300s"}}
     sw, runs = ctx.sweep("fig13", quick=q)
     d = _tidy(sw, runs)
     d["queue"] = d["topology.queue"].astype(str).map({"droptail": "FIFO", "fq": "FQ"})
