@@ -1,9 +1,9 @@
 """Study 003 (Augé, Roberts, draft) reproduced in quick mode: the findings that
 docs/reproductions/003.md marks reproduced must keep holding.
 
-One quick run of the study (117 packet-engine runs: Fig. 12 with 5 replications at
-each of its four buffers, Figs. 7, 8 and 9 with 5; about a minute with the fixture's
-two workers) is shared by every test.
+One quick run of the study (133 packet-engine runs: Fig. 12 with 5 replications at
+each of its four buffers, Figs. 7, 8 and 9 with 5, Figs. 10 and 13 with 3; about half a
+minute with the fixture's two workers) is shared by every test.
 """
 
 from __future__ import annotations
