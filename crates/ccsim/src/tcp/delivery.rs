@@ -715,38 +715,13 @@ mod tests {
     /// sender leaves its cwnd alone when recovery starts and ends.
     #[test]
     fn the_sender_hands_every_ack_to_a_cong_control_algorithm() {
-        use crate::cc::{Ack, CaState, Congestion, CongestionControl, Window};
+        use crate::cc::CaState;
         use crate::packet::{Packet, PktKind};
         use crate::tcp::pacer::PacingMode;
+        use crate::tcp::recorder::{Heard, Recorder};
         use crate::tcp::sender::{Recovery, Sender, SenderConfig};
-        use std::sync::{Arc, Mutex};
 
-        #[derive(Default)]
-        struct Heard {
-            acks: Vec<(CaState, u64, bool)>,
-        }
-        struct Owner(Arc<Mutex<Heard>>);
-        impl CongestionControl for Owner {
-            fn name(&self) -> &'static str {
-                "owner"
-            }
-            fn cong_control(&self) -> bool {
-                true
-            }
-            fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
-                let rs = ack.rate.expect("a rate sample on every ACK");
-                self.0.lock().unwrap().acks.push((
-                    ack.ca_state,
-                    rs.acked_sacked,
-                    rs.interval > Time::ZERO,
-                ));
-                w.cwnd = 10.0;
-            }
-            fn on_congestion(&mut self, w: &Window, _ev: &Congestion) -> f64 {
-                w.ssthresh
-            }
-        }
-        let heard = Arc::new(Mutex::new(Heard::default()));
+        let heard = Heard::default();
         let cfg = SenderConfig {
             mss: 1000,
             header: 40,
@@ -768,7 +743,7 @@ mod tests {
             rto_keeps_sack: true,
             ssthresh_from_pipe: false,
         };
-        let mut s = Sender::new(cfg, Box::new(Owner(heard.clone())), 0, 0, None);
+        let mut s = Sender::new(cfg, Box::new(Recorder(heard.clone())), 0, 0, None);
         let mut out = Vec::new();
         s.start(Time::ZERO, &mut out);
         assert_eq!(out.len(), 10);
@@ -795,7 +770,7 @@ mod tests {
         assert_eq!(s.state(), CaState::Open);
         assert_eq!(s.cwnd(), 10.0, "and at exit");
         let h = heard.lock().unwrap();
-        let states: Vec<CaState> = h.acks.iter().map(|a| a.0).collect();
+        let states: Vec<CaState> = h.iter().map(|a| a.0).collect();
         assert_eq!(
             states,
             [
@@ -808,7 +783,7 @@ mod tests {
         );
         // Each duplicate delivered one segment (SACK); the cumulative ACK the hole and
         // 5..10, not the SACKed 1..5 again.
-        let delivered: Vec<u64> = h.acks.iter().map(|a| a.1).collect();
+        let delivered: Vec<u64> = h.iter().map(|a| a.1.acked_sacked).collect();
         assert_eq!(delivered, [1, 1, 1, 1, 6]);
     }
 }

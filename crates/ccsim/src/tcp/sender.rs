@@ -1990,28 +1990,11 @@ mod tests {
     /// them (`tcp_ack` counts only its own marks).
     #[test]
     fn losses_reach_the_algorithm_when_marked() {
-        use crate::cc::CongestionControl;
-        struct Owner(Arc<Mutex<Vec<(u64, u64)>>>);
-        impl CongestionControl for Owner {
-            fn name(&self) -> &'static str {
-                "owner"
-            }
-            fn cong_control(&self) -> bool {
-                true
-            }
-            fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
-                let rs = ack.rate.expect("a rate sample on every ACK");
-                self.0.lock().unwrap().push((rs.losses, rs.lost_total));
-                w.cwnd = 10.0;
-            }
-            fn on_congestion(&mut self, w: &Window, _ev: &Congestion) -> f64 {
-                w.ssthresh
-            }
-        }
-        let heard = Arc::new(Mutex::new(Vec::new()));
+        use crate::tcp::recorder::{Heard, Recorder};
+        let heard = Heard::default();
         let mut cfg = config(Recovery::Sack, 10.0);
         cfg.rto_keeps_sack = true;
-        let mut s = Sender::new(cfg, Box::new(Owner(heard.clone())), 0, 0, None);
+        let mut s = Sender::new(cfg, Box::new(Recorder(heard.clone())), 0, 0, None);
         let mut out = Vec::new();
         s.start(T0, &mut out);
         assert_eq!(out.len(), 10);
@@ -2023,17 +2006,18 @@ mod tests {
         assert_eq!(s.state(), CaState::Recovery);
         let resent = retransmits(&out);
         assert_eq!(resent, vec![0, 1, 2]);
-        let losses: Vec<u64> = heard.lock().unwrap().iter().map(|h| h.0).collect();
+        let losses: Vec<u64> = heard.lock().unwrap().iter().map(|h| h.1.losses).collect();
         assert_eq!(losses, [0, 0, 3, 0, 0]);
         // The timeout: 0, 1 and 2 were resent (in flight, marked again), 8 and 9 and
         // what was sent since are un-SACKed and unmarked: all lost.
         let unsacked = s.high_tx - s.snd_una - s.sb.sacked(s.snd_una, s.high_tx);
-        let total_before = heard.lock().unwrap().last().unwrap().1;
+        let total_before = heard.lock().unwrap().last().unwrap().1.lost_total;
         let rto = s.rto_deadline.unwrap();
         s.on_timeout(rto, &mut out);
         let t = rto + ms(100);
         s.on_ack(&sack_ack(0, &[(3, 8)], t, T0), t, &mut out);
-        let (losses, total) = *heard.lock().unwrap().last().unwrap();
+        let rs = heard.lock().unwrap().last().unwrap().1;
+        let (losses, total) = (rs.losses, rs.lost_total);
         assert_eq!(losses, 0, "a timeout's marks are in no ACK's sample");
         assert_eq!(total, total_before + unsacked);
     }
