@@ -3,12 +3,13 @@ and XCP in small-buffered networks) reproduced in quick mode: the findings that
 docs/reproductions/000.md marks reproduced must keep holding.
 
 One quick run of the study (Figs. 1 and 2 at 100 Mb/s instead of 622, 2 to 40 flows,
-40 s runs, Fig. 1 with 3 replications, the TCPs of Fig. 2 with 5 at 10 and 40 flows,
-N.P. XCP at 20 Mb/s with 3; Figs. 3 and 4 at the study's 622 Mb/s with 0 and 100 web
-nodes and 50 s runs, one seed, their claims' margins set against the full mode's
-spread on the page; packet engine) is shared by every test. The thresholds are the study's
-own statements (XCP's 90 % capacity parameter, "over 80 %", "orders of magnitude"),
-not numbers ccsim printed; the order claims hold only when the 95 % intervals do.
+40 s runs, Fig. 1 with 3 replications, the TCPs of Fig. 2 with 5 at 10 and 40 flows
+and its other cells with 3, N.P. XCP at 20 Mb/s with 3; Figs. 3 and 4 at the study's
+622 Mb/s with 0 and 100 web nodes and 50 s runs, one seed, their claims' margins set
+against the full mode's spread on the page; packet engine) is shared by every test.
+The thresholds are the study's own statements (XCP's 90 % capacity parameter, "over
+80 %", "orders of magnitude"), not numbers ccsim printed; the order claims hold only
+when the 95 % intervals do.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pytest
 
 from ccsim import reproduce
 
-# The fixture is one whole quick reproduction (122 runs, Figs. 3-4 at 622 Mb/s): 474 s
+# The fixture is one whole quick reproduction (170 runs, Figs. 3-4 at 622 Mb/s): 474 s
 # measured on two cores shared with other simulations (load about 8; 417 s before the
 # replications), too close to the suite's 300 s hang guard.
 pytestmark = pytest.mark.timeout(600)
