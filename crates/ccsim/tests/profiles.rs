@@ -50,6 +50,7 @@ const KEYS: &[&str] = &[
     "init_ssthresh",
     "delayed_ack",
     "quickack",
+    "sack_compression",
     "min_rto_s",
     "prr",
     "rto_new_ssthresh",
@@ -67,7 +68,7 @@ fn each_profile_gives_its_defaults() {
         json!({
             "profile": "linux", "recovery": "sack", "mss": 1448, "header": 52,
             "init_cwnd": 10.0, "init_ssthresh": "inf", "delayed_ack": true, "quickack": 16,
-            "min_rto_s": 0.2, "prr": true, "rto_new_ssthresh": false, "rto_keeps_sack": true,
+            "sack_compression": true, "min_rto_s": 0.2, "prr": true, "rto_new_ssthresh": false, "rto_keeps_sack": true,
             "ssthresh_from_pipe": false, "cwnd_validation": true, "rack": true,
         })
     );
@@ -77,7 +78,7 @@ fn each_profile_gives_its_defaults() {
         json!({
             "profile": "ns2", "recovery": "newreno", "mss": 1460, "header": 40,
             "init_cwnd": 1.0, "init_ssthresh": 64.0, "delayed_ack": false, "quickack": 0,
-            "min_rto_s": 0.2, "prr": false, "rto_new_ssthresh": false,
+            "sack_compression": false, "min_rto_s": 0.2, "prr": false, "rto_new_ssthresh": false,
             "rto_keeps_sack": false, "ssthresh_from_pipe": false, "cwnd_validation": false,
             "rack": false,
         })
@@ -88,7 +89,7 @@ fn each_profile_gives_its_defaults() {
         json!({
             "profile": "ns3", "recovery": "sack", "mss": 1448, "header": 52,
             "init_cwnd": 10.0, "init_ssthresh": "inf", "delayed_ack": true, "quickack": 0,
-            "min_rto_s": 1.0, "prr": true, "rto_new_ssthresh": true, "rto_keeps_sack": true,
+            "sack_compression": false, "min_rto_s": 1.0, "prr": true, "rto_new_ssthresh": true, "rto_keeps_sack": true,
             "ssthresh_from_pipe": true, "cwnd_validation": false, "rack": false,
         })
     );

@@ -19,8 +19,9 @@
 //! the sender has no idle hook, and bulk flows never idle); no undo (`bbr_undo_cwnd`:
 //! the sender has no spurious-loss undo); departure times (EDT) are now, so
 //! `bbr_packets_in_net_at_edt` is the flight itself (plus the TSO goal when
-//! probing); `rs->losses` are segments retransmitted since the previous ACK (Linux
-//! counts them when it marks them lost, one ACK earlier).
+//! probing). `rs->losses` are the segments this ACK marked lost, as Linux counts them
+//! (`tcp_mark_skb_lost`), with SACK; without SACK, the segments resent since the
+//! previous ACK.
 
 use super::contract::{Ack, Algorithm, CaState, Congestion, CongestionControl, Window};
 use super::params::Params;

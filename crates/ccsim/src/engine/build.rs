@@ -51,7 +51,8 @@ impl World {
         let mut flows = Vec::with_capacity(plan.flows.len());
         for (i, p) in plan.flows.iter().enumerate() {
             let tmpl = &plan.templates[p.template];
-            let (mut sender, receiver) = tmpl.endpoints(i as u32, p.data_path, p.ack_path, p.size);
+            let (mut sender, receiver) =
+                tmpl.endpoints(i as u32, p.data_path, p.ack_path, p.size, p.rtt_prop);
             sender.seed_cc(crate::random::cc_seed(seed, i as u32, 0));
             let mut fl = Flow::new(
                 sender,

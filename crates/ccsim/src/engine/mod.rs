@@ -813,8 +813,13 @@ impl World {
         let fair = self.fair_share_at_start(f);
         let fl = &self.flows[f as usize];
         let tmpl = &self.templates[self.workload_template(w)];
-        let (mut sender, receiver) =
-            tmpl.endpoints(f, fl.sender.data_path, fl.receiver.ack_path, Some(size));
+        let (mut sender, receiver) = tmpl.endpoints(
+            f,
+            fl.sender.data_path,
+            fl.receiver.ack_path,
+            Some(size),
+            fl.rtt_prop,
+        );
         sender.seed_cc(crate::random::cc_seed(self.seed, f, now.ps()));
         let fl = &mut self.flows[f as usize];
         fl.reset_instance(sender, receiver, now, Some(size));

@@ -81,6 +81,9 @@ pub fn resolve_limit(
     })
 }
 
+/// Linux's `net.ipv4.tcp_comp_sack_delay_ns` default: the longest a compressed SACK waits.
+const COMP_SACK_DELAY: Time = Time::from_millis(1);
+
 /// The TCP configuration of a flow group or a workload: everything needed to make
 /// the endpoints of a new flow.
 #[derive(Clone, Debug)]
@@ -91,6 +94,7 @@ pub struct TcpTemplate {
     pub delayed_ack: bool,
     pub delack_timeout: Time,
     pub quickack: u32,
+    pub sack_compression: bool,
 }
 
 impl TcpTemplate {
@@ -169,6 +173,7 @@ impl TcpTemplate {
             delayed_ack: opts.delayed_ack.unwrap_or(d.delayed_ack),
             delack_timeout: opts.delack_timeout.map_or(d.delack_timeout, |x| x.0),
             quickack: opts.quickack.unwrap_or(d.quickack),
+            sack_compression: opts.sack_compression.unwrap_or(d.sack_compression),
         })
     }
 
@@ -197,6 +202,7 @@ impl TcpTemplate {
             "delayed_ack": self.delayed_ack,
             "delack_timeout_s": self.delack_timeout.as_secs_f64(),
             "quickack": self.quickack,
+            "sack_compression": self.sack_compression && c.recovery == Recovery::Sack,
             "min_rto_s": c.min_rto.as_secs_f64(),
             "max_rto_s": c.max_rto.as_secs_f64(),
             "initial_rto_s": c.initial_rto.as_secs_f64(),
@@ -217,13 +223,15 @@ impl TcpTemplate {
         })
     }
 
-    /// Fresh endpoints of flow `flow` over the given paths.
+    /// Fresh endpoints of flow `flow` over the given paths, whose propagation RTT is
+    /// `rtt_prop`.
     pub fn endpoints(
         &self,
         flow: u32,
         data_path: u32,
         ack_path: u32,
         size: Option<u64>,
+        rtt_prop: Time,
     ) -> (Sender, Receiver) {
         // The algorithm and its parameters were checked when the template was made.
         let algo = cc::build(&self.cc.name, &self.cc.params, self.profile)
@@ -242,6 +250,11 @@ impl TcpTemplate {
         receiver.quickack = self.quickack;
         receiver.delack_timeout = self.delack_timeout;
         receiver.sack = self.cfg.recovery == Recovery::Sack;
+        if self.sack_compression && receiver.sack {
+            // Linux: min(tcp_comp_sack_delay_ns, RTT/20), the RTT the receiver's
+            // (min of rcv_rtt_est and the handshake's srtt: the path's, here).
+            receiver.sack_compression = Some(COMP_SACK_DELAY.min(Time(rtt_prop.ps() / 20)));
+        }
         receiver.per_packet_echo = matches!(algo_ecn, EcnStyle::Dctcp | EcnStyle::L4s);
         (sender, receiver)
     }
@@ -1005,5 +1018,48 @@ pub fn limit_text(l: Limit) -> String {
     match l {
         Limit::Packets(n) => format!("{n}pkt"),
         Limit::Bytes(b) => format!("{b}B"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn receiver_of(tcp: TcpOpts, rtt_prop: Time) -> Receiver {
+        let cc = CcSpec {
+            name: "cubic".into(),
+            params: Default::default(),
+        };
+        let t = TcpTemplate::new(&cc, None, &tcp, &TcpOpts::default(), "flows[0]").unwrap();
+        t.endpoints(0, 0, 1, None, rtt_prop).1
+    }
+
+    /// Linux's compressed SACK waits min(tcp_comp_sack_delay_ns = 1 ms, RTT/20); the
+    /// other profiles, or `sack_compression = false`, ACK every out-of-order segment.
+    #[test]
+    fn linux_receivers_compress_sacks_for_min_1ms_and_a_twentieth_of_the_rtt() {
+        let linux = TcpOpts::default();
+        let r = receiver_of(linux.clone(), Time::from_millis(100));
+        assert_eq!(r.sack_compression, Some(Time::from_millis(1)));
+        let r = receiver_of(linux, Time::from_millis(10));
+        assert_eq!(r.sack_compression, Some(Time::from_micros(500)));
+        for profile in ["ns2", "ns3"] {
+            let o = TcpOpts {
+                profile: Some(profile.into()),
+                ..Default::default()
+            };
+            assert_eq!(
+                receiver_of(o, Time::from_millis(100)).sack_compression,
+                None
+            );
+        }
+        let off = TcpOpts {
+            sack_compression: Some(false),
+            ..Default::default()
+        };
+        assert_eq!(
+            receiver_of(off, Time::from_millis(100)).sack_compression,
+            None
+        );
     }
 }

@@ -31,6 +31,11 @@ pub struct TcpOpts {
     /// Segments a receiver acknowledges at once at the start of a flow, delayed ACKs
     /// or not (Linux's quick-ack mode, `tcp_incr_quickack`: up to 16).
     pub quickack: Option<u32>,
+    /// Linux's SACK compression (`__tcp_ack_snd_check`, `net.ipv4.tcp_comp_sack_*`):
+    /// past the third duplicate ACK for the same hole, a receiver holding
+    /// out-of-order data ACKs at most once per min(1 ms, RTT/20) or every 44
+    /// segments, instead of once per segment (RFC 5681 §4.2's immediate ACK).
+    pub sack_compression: Option<bool>,
     /// RFC 6298 minimum RTO, maximum and initial.
     pub min_rto: Option<Dur>,
     pub max_rto: Option<Dur>,
@@ -77,6 +82,7 @@ pub struct ProfileDefaults {
     pub delayed_ack: bool,
     pub delack_timeout: Time,
     pub quickack: u32,
+    pub sack_compression: bool,
     pub min_rto: Time,
     pub max_rto: Time,
     pub initial_rto: Time,
@@ -113,6 +119,8 @@ impl ProfileDefaults {
                 delayed_ack: true,
                 delack_timeout: Time::from_millis(40),
                 quickack: 16,
+                // net.ipv4.tcp_comp_sack_nr = 44, tcp_comp_sack_delay_ns = 1 ms (since 4.18).
+                sack_compression: true,
                 min_rto: Time::from_millis(200),
                 max_rto: Time::from_secs(120),
                 initial_rto: Time::from_secs(1),
@@ -137,6 +145,7 @@ impl ProfileDefaults {
                 delayed_ack: false,
                 delack_timeout: Time::from_millis(200),
                 quickack: 0,
+                sack_compression: false,
                 min_rto: Time::from_millis(200),
                 max_rto: Time::from_secs(60),
                 initial_rto: Time::from_secs(1),
@@ -165,6 +174,8 @@ impl ProfileDefaults {
                 delayed_ack: true,
                 delack_timeout: Time::from_millis(200),
                 quickack: 0,
+                // ns-3's TcpSocketBase ACKs every out-of-order segment at once.
+                sack_compression: false,
                 min_rto: Time::from_secs(1),
                 max_rto: Time::from_secs(60),
                 initial_rto: Time::from_secs(1),
@@ -207,6 +218,7 @@ impl TcpOpts {
             delayed_ack,
             delack_timeout,
             quickack,
+            sack_compression,
             min_rto,
             max_rto,
             initial_rto,

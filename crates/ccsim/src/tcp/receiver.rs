@@ -21,6 +21,15 @@ pub struct Receiver {
     /// Segments still to acknowledge at once at the start, delayed ACKs or not (Linux's
     /// quick-ack mode: `tcp_incr_quickack` grants up to TCP_MAX_QUICKACKS = 16).
     pub quickack: u32,
+    /// Linux's SACK compression, with the longest a compressed ACK waits (None: every
+    /// out-of-order segment is ACKed at once, RFC 5681 §4.2).
+    pub sack_compression: Option<Time>,
+    /// Out-of-order segments not yet ACKed under SACK compression (`compressed_ack`).
+    compressed: u32,
+    /// Duplicate ACKs sent at once for the hole at `dup_acks_for` (`dup_ack_counter`,
+    /// `compressed_ack_rcv_nxt`).
+    dup_acks: u32,
+    dup_acks_for: u64,
     /// In-order full segments not yet acknowledged (delayed ACKs).
     unacked: u32,
     pub delack_deadline: Option<Time>,
@@ -43,10 +52,20 @@ pub struct Receiver {
     pub ce_received: u64,
     /// The most recently received out-of-order segment (its block goes first).
     last_ooo: Option<u64>,
+    /// A segment of the block updated before `last_ooo`'s (the second of Linux's
+    /// most-recent-first `selective_acks`), for SACK compression.
+    prev_ooo: Option<u64>,
     /// XCP: feedback (bytes) of the data received since the last ACK, echoed and
     /// reset by the next ACK; None until an XCP data packet arrives.
     xcp_feedback: Option<f64>,
 }
+
+/// Linux's TCP_FASTRETRANS_THRESH: duplicate ACKs a compressing receiver sends at once.
+const FASTRETRANS_THRESH: u32 = 3;
+/// Linux's TCP_SACK_BLOCKS_EXPECTED: the SACK blocks a compressed ACK is trusted to carry.
+const SACK_BLOCKS_EXPECTED: usize = 2;
+/// Linux's `net.ipv4.tcp_comp_sack_nr` default: the most ACKs compressed into one.
+const COMP_SACK_NR: u32 = 44;
 
 impl Receiver {
     pub fn new(
@@ -80,6 +99,11 @@ impl Receiver {
             per_packet_echo: false,
             ce_received: 0,
             last_ooo: None,
+            prev_ooo: None,
+            sack_compression: None,
+            compressed: 0,
+            dup_acks: 0,
+            dup_acks_for: u64::MAX,
             xcp_feedback: None,
         }
     }
@@ -94,6 +118,7 @@ impl Receiver {
 
     fn ack(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.unacked = 0;
+        self.compressed = 0;
         self.delack_deadline = None;
         self.acks_sent += 1;
         let mut p = Packet::new(
@@ -222,11 +247,72 @@ impl Receiver {
                 }
             }
         } else if seq > self.rcv_nxt {
+            if self.compressed > 0 && self.sack_recency(seq) >= SACK_BLOCKS_EXPECTED {
+                // `tcp_sack_new_ofo_skb`: the segment would push a block that the held
+                // ACKs reported out of the first two; they go now, with the old blocks.
+                self.ack(now, out);
+            }
             self.hold(seq);
+            if self.sack_compression.is_some()
+                && self.block_of(seq) != self.last_ooo.and_then(|m| self.block_of(m))
+            {
+                self.prev_ooo = self.last_ooo;
+            }
             self.last_ooo = Some(seq);
-            self.ack(now, out); // immediate duplicate ACK
+            self.ack_out_of_order(now, out);
         } else {
             self.ack(now, out); // old duplicate: re-acknowledge
+        }
+    }
+
+    /// The held range containing `seq`, if any.
+    fn block_of(&self, seq: u64) -> Option<(u64, u64)> {
+        let i = self.ooo.partition_point(|&(_, e)| e <= seq);
+        self.ooo.get(i).copied().filter(|&(s, _)| s <= seq)
+    }
+
+    /// Where the block that segment `seq` joins stands in Linux's most-recent-first
+    /// SACK list: 0 or 1 for the blocks of the last two updates, else 2 (an older
+    /// block, or a new one behind two others).
+    fn sack_recency(&self, seq: u64) -> usize {
+        let joins = |m: Option<u64>| {
+            m.and_then(|m| self.block_of(m))
+                .is_some_and(|(s, e)| s <= seq + 1 && seq <= e)
+        };
+        if joins(self.last_ooo) {
+            0
+        } else if joins(self.prev_ooo) {
+            1
+        } else {
+            self.ooo.len().min(2)
+        }
+    }
+
+    /// An out-of-order segment's ACK: at once (RFC 5681 §4.2), or under SACK
+    /// compression as Linux's `__tcp_ack_snd_check`: at once for the first
+    /// TCP_FASTRETRANS_THRESH (3) duplicates of a hole, in quick-ack mode, or once 44
+    /// (`tcp_comp_sack_nr`) are held back; else one ACK when the compression timer
+    /// fires (`tcp_compressed_ack_kick`; its 100 µs slack is not modelled). Any ACK
+    /// sent meanwhile covers the held ones (`tcp_event_ack_sent`).
+    fn ack_out_of_order(&mut self, now: Time, out: &mut Vec<Packet>) {
+        let Some(delay) = self.sack_compression.filter(|_| self.sack) else {
+            return self.ack(now, out);
+        };
+        if self.quickack > 0 || self.compressed >= COMP_SACK_NR {
+            return self.ack(now, out);
+        }
+        if self.dup_acks_for != self.rcv_nxt {
+            self.dup_acks_for = self.rcv_nxt;
+            self.dup_acks = 0;
+        }
+        if self.dup_acks < FASTRETRANS_THRESH {
+            self.dup_acks += 1;
+            return self.ack(now, out);
+        }
+        self.compressed += 1;
+        let due = now + delay;
+        if self.delack_deadline.is_none_or(|d| due < d) {
+            self.delack_deadline = Some(due);
         }
     }
 
@@ -256,8 +342,9 @@ impl Receiver {
         }
     }
 
+    /// The delayed-ACK timer, or the SACK-compression timer (one deadline: the earlier).
     pub fn on_delack_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
-        if self.unacked > 0 {
+        if self.unacked > 0 || self.compressed > 0 {
             self.ack(now, out);
         }
         self.delack_deadline = None;
@@ -297,6 +384,96 @@ mod tests {
         assert_eq!(out[1].seq, 6);
         assert!(r.held().is_empty());
         assert_eq!(r.bytes_delivered, 6000);
+    }
+
+    /// Linux's SACK compression (`__tcp_ack_snd_check`): three duplicate ACKs at once
+    /// per hole, then one ACK per compression delay covering every segment held back;
+    /// a new hole starts a new count; 44 held back are ACKed at once.
+    #[test]
+    fn sack_compression_acks_three_duplicates_then_one_per_delay() {
+        let mut r = Receiver::new(0, 1, 40, 1000, u64::MAX, 1000);
+        r.sack = true;
+        r.sack_compression = Some(Time::from_millis(1));
+        let mut out = Vec::new();
+        r.on_data(&data(0), Time(10), &mut out);
+        assert_eq!(out.len(), 1);
+        // Segment 1 lost: 2..=7 arrive out of order.
+        for s in 2..=7 {
+            r.on_data(&data(s), Time(100 + s), &mut out);
+        }
+        assert_eq!(out.len(), 1 + 3, "three duplicate ACKs at once, then held");
+        let due = Time(105) + Time::from_millis(1);
+        assert_eq!(
+            r.delack_deadline,
+            Some(due),
+            "the delay runs from the first held"
+        );
+        r.on_delack_timer(due, &mut out);
+        assert_eq!(out.len(), 5);
+        let last = out.last().unwrap();
+        assert_eq!(last.seq, 1);
+        assert_eq!(
+            last.sack_blocks().next(),
+            Some((2, 8)),
+            "covers all held back"
+        );
+        assert_eq!(r.delack_deadline, None);
+        // The retransmission fills the hole: ACKed at once; then segment 8 is lost.
+        r.on_data(&data(1), Time(2_000_000_000), &mut out);
+        assert_eq!(out.last().unwrap().seq, 8);
+        let n = out.len();
+        for s in 9..=11 {
+            r.on_data(&data(s), Time(2_000_000_000 + s), &mut out);
+        }
+        assert_eq!(out.len(), n + 3, "the count restarts with the hole");
+        // 44 held back: the 45th is ACKed at once.
+        for s in 12..12 + 45 {
+            r.on_data(&data(s), Time(2_000_000_100 + s), &mut out);
+        }
+        assert_eq!(out.len(), n + 4);
+        assert_eq!(out.last().unwrap().sack_blocks().next(), Some((9, 57)));
+    }
+
+    /// `tcp_sack_new_ofo_skb`: a compressed ACK is sent before a segment that would
+    /// push a held block out of the first two of the SACK list (a third block, or an
+    /// older block extended), so that no block goes unreported.
+    #[test]
+    fn sack_compression_flushes_before_a_block_leaves_the_first_two() {
+        let mut r = Receiver::new(0, 1, 40, 1000, u64::MAX, 1000);
+        r.sack = true;
+        r.sack_compression = Some(Time::from_millis(1));
+        let mut out = Vec::new();
+        // Segment 0 lost: 1-4 make block A; three ACKs at once, the fourth held.
+        for s in 1..=4 {
+            r.on_data(&data(s), Time(s), &mut out);
+        }
+        assert_eq!(out.len(), 3);
+        // Block B (the second): held too.
+        r.on_data(&data(7), Time(7), &mut out);
+        assert_eq!(out.len(), 3);
+        // Block C would be the third: the held ACK goes first, reporting B then A.
+        r.on_data(&data(10), Time(10), &mut out);
+        assert_eq!(out.len(), 4);
+        let blocks: Vec<(u64, u64)> = out[3].sack_blocks().collect();
+        assert_eq!(blocks, vec![(7, 8), (1, 5)]);
+        // A is now third in recency: extending it flushes again, reporting C first.
+        r.on_data(&data(5), Time(11), &mut out);
+        assert_eq!(out.len(), 5);
+        assert_eq!(out[4].sack_blocks().next(), Some((10, 11)));
+        // Extending the most recent block (A) is held.
+        r.on_data(&data(6), Time(12), &mut out);
+        assert_eq!(out.len(), 5);
+    }
+
+    #[test]
+    fn without_sack_compression_every_out_of_order_segment_is_acked() {
+        let mut r = Receiver::new(0, 1, 40, 1000, u64::MAX, 1000);
+        r.sack = true;
+        let mut out = Vec::new();
+        for s in 1..=10 {
+            r.on_data(&data(s), Time(s), &mut out);
+        }
+        assert_eq!(out.len(), 10);
     }
 
     #[test]
