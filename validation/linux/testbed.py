@@ -577,6 +577,18 @@ def plan(name):
         for mix in (["bbr", "cubic"], ["bbr"]):
             for f in (0.25, 3.0):
                 pts.append(("share" if len(mix) > 1 else "bbr", mix, rate, rtt, b[f], f, dur, warm))
+    elif name == "R":
+        # More repetitions (run with --reps 10) of the share points whose three runs spread
+        # as widely as the comparison's tolerances (shares 0.03, loss rate 25 %): added after
+        # A and B, the same set-up and durations.
+        for rate, rtt, dur, warm, mixes in (
+            (20, 50, 45, 10, ((["bbr", "cubic"], 3.0), (["reno", "cubic"], 3.0),
+                              (["reno", "cubic"], 0.25))),
+            (50, 100, 60, 15, ((["bbr", "cubic"], 3.0),)),
+        ):
+            bdp = bdp_pkts(rate, rtt)
+            for mix, f in mixes:
+                pts.append(("share", mix, rate, rtt, max(2, round(f * bdp)), f, dur, warm))
     return pts
 
 
