@@ -15,7 +15,8 @@
 //!   the minimum RTT (`delay_min`); W_est keeps α_cubic; cwnd moves toward
 //!   max(W_cubic, W_est) and never falls on an ACK; at least 1/20 segment per ACK while
 //!   W_max is unknown; a timeout forgets W_max and delay_min (`cubictcp_state(Loss)` →
-//!   `bictcp_reset`).
+//!   `bictcp_reset`). All of it in Linux's whole segments: the target, cnt, W_max and
+//!   ssthresh are truncated as `snd_cwnd` and the kernel's integers truncate them.
 //!
 //! HyStart (`hystart`): `"classic"` (= `true`; the linux and ns3 profiles) is Linux's
 //! ACK-train and delay detectors (`hystart_update` in `tcp_cubic.c`), which end slow start
@@ -44,6 +45,9 @@ pub struct CubicConfig {
     pub reno_friendly: bool,
     /// Linux's `tcp_cubic.c` forms instead of RFC 9438's (see the module doc).
     pub linux: bool,
+    /// In the Linux form, keep cnt for HZ/32 while cwnd is unchanged, as `bictcp_update`
+    /// does (linux profile); ns-3.44's `TcpCubic::Update` recomputes it on every ACK.
+    pub cnt_hold: bool,
     /// The slow-start exit heuristic (per-ACK form only).
     pub hystart: HyStartMode,
 }
@@ -66,6 +70,7 @@ impl Default for CubicConfig {
             fast_convergence: true,
             reno_friendly: true,
             linux: false,
+            cnt_hold: false,
             hystart: HyStartMode::Off,
         }
     }
@@ -85,6 +90,7 @@ impl CubicConfig {
                 &["rfc", "linux"],
                 if linux { "linux" } else { "rfc" },
             )? == "linux",
+            cnt_hold: p.profile() == Profile::Linux,
             hystart: hystart_mode(p, linux)?,
         })
     }
@@ -93,6 +99,12 @@ impl CubicConfig {
     /// Reno's average throughput.
     pub fn alpha_cubic(&self) -> f64 {
         3.0 * (1.0 - self.beta) / (1.0 + self.beta)
+    }
+
+    /// Linux's `beta_scale` = 8·(1 + β)/(3·(1 − β)), truncated (15 at β = 717/1024):
+    /// tcp_cwnd gains one segment per cwnd·beta_scale/8 ACKs, α_cubic per RTT.
+    pub fn beta_scale(&self) -> f64 {
+        (8.0 * (1.0 + self.beta) / (3.0 * (1.0 - self.beta))).floor()
     }
 
     /// RFC 9438 §4.3: W_est grows by α per RTT: α_cubic until W_est reaches cwnd_prior,
@@ -256,6 +268,8 @@ pub struct Epoch {
     /// The plateau of this epoch's curve: W_max, or cwnd_epoch if that is higher.
     pub origin: f64,
     pub w_est: f64,
+    /// Linux's `ack_cnt`: segments acknowledged towards tcp_cwnd's next increment.
+    pub ack_cnt: f64,
 }
 
 /// The per-ACK form.
@@ -270,7 +284,14 @@ pub struct Cubic {
     pub delay_min: Option<Time>,
     pub hystart: HyStart,
     pub hystart_pp: HyStartPP,
+    /// The Linux form's `cnt` and when it was computed, for which whole-segment cwnd
+    /// (`last_cwnd`, `last_time`).
+    cnt: f64,
+    cnt_stamp: Option<(f64, Time)>,
 }
+
+/// bictcp_update keeps cnt for HZ/32 (31 jiffies at HZ = 1000) while cwnd is unchanged.
+const CNT_HOLD: Time = Time(31_000_000_000);
 
 /// Linux's HyStart state (`tcp_cubic.c`: found, round_start, last_ack, curr_rtt,
 /// sample_cnt).
@@ -353,6 +374,8 @@ impl Cubic {
             delay_min: None,
             hystart: HyStart::default(),
             hystart_pp: HyStartPP::default(),
+            cnt: 2.0,
+            cnt_stamp: None,
         }
     }
 
@@ -389,6 +412,7 @@ impl Cubic {
             origin,
             // §4.3: W_est is set to cwnd_epoch at the start of the epoch.
             w_est: cwnd_epoch,
+            ack_cnt: 0.0,
         });
     }
 }
@@ -477,13 +501,16 @@ impl CongestionControl for Cubic {
         // RFC 9406 §4.2: a loss or ECN mark in slow start or CSS ends HyStart++ (the
         // sender sets ssthresh); later slow starts are standard.
         self.hystart_pp.done = true;
-        let cwnd = w.cwnd;
-        self.w_max = self.p.w_max_after(cwnd, self.w_max);
-        self.cwnd_prior = cwnd;
-        // §4.6: ssthresh = max(cwnd·β_cubic, 2) (RFC: flight_size·β; we use cwnd,
-        // which the sender keeps ≈ FlightSize outside recovery).
-        let ssthresh = (cwnd * self.p.beta).max(2.0);
         if self.p.linux {
+            // Linux's cwnd is a whole number of segments (so is ns-3's GetCwndInSegments):
+            // cubictcp_recalc_ssthresh compares it with last_max_cwnd, and both W_max and
+            // ssthresh are truncated. With a real-valued cwnd, a loss at the same queue
+            // overflow would land a fraction of a segment below the last W_max every other
+            // time and take fast convergence where Linux does not.
+            let cwnd = (w.cwnd + 1e-9).floor().max(1.0);
+            self.w_max = self.p.w_max_after(cwnd, self.w_max).floor();
+            self.cwnd_prior = cwnd;
+            let ssthresh = (cwnd * self.p.beta + 1e-9).floor().max(2.0);
             // cubictcp_recalc_ssthresh: epoch_start = 0, so the epoch begins at the
             // first ACK after recovery (bictcp_update). On a timeout, entering Loss
             // resets everything (cubictcp_state → bictcp_reset): W_max is forgotten,
@@ -496,6 +523,12 @@ impl CongestionControl for Cubic {
             }
             return ssthresh;
         }
+        let cwnd = w.cwnd;
+        self.w_max = self.p.w_max_after(cwnd, self.w_max);
+        self.cwnd_prior = cwnd;
+        // §4.6: ssthresh = max(cwnd·β_cubic, 2) (RFC: flight_size·β; we use cwnd,
+        // which the sender keeps ≈ FlightSize outside recovery).
+        let ssthresh = (cwnd * self.p.beta).max(2.0);
         match ev.kind {
             // §4.8: after a timeout cwnd restarts from 1 and slow-starts to ssthresh;
             // the epoch begins when congestion avoidance does.
@@ -509,40 +542,69 @@ impl CongestionControl for Cubic {
 }
 
 impl Cubic {
-    /// Linux `bictcp_update` + `cubictcp_cong_avoid`, per ACK in congestion avoidance.
+    /// Linux `bictcp_update` + `cubictcp_cong_avoid`, per ACK in congestion avoidance,
+    /// in Linux's integer arithmetic: cwnd is a whole number of segments (`snd_cwnd`;
+    /// the fraction ccsim carries is Linux's `snd_cwnd_cnt`), the curve's distance from
+    /// its plateau is truncated (`delta`, so bic_target reaches W_max while the real
+    /// curve is still up to one segment below it), and so is `cnt`, the ACKs per segment
+    /// of growth. ns-3's TcpCubic::Update does the same in uint32_t.
     fn linux_update(&mut self, w: &mut Window, ack: &Ack, acked: f64) {
+        let cwnd = (w.cwnd + 1e-9).floor();
         if self.epoch.is_none() {
-            // The epoch starts now, from the window now (tcp_cwnd = cwnd): K = 0 and
-            // origin = cwnd when W_max ≤ cwnd.
-            self.start_epoch(ack.now, w.cwnd);
+            // The epoch starts now, from the window now: K = 0 and origin = cwnd when
+            // W_max ≤ cwnd; tcp_cwnd (W_est) = cwnd and the ACK count restarts.
+            self.start_epoch(ack.now, cwnd);
+            self.cnt_stamp = None;
         }
         let p = self.p;
         let w_max_known = self.w_max > 0.0;
         let dm = self.delay_min.unwrap_or(ack.rtt.min).as_secs_f64();
         let e = self.epoch.as_mut().expect("epoch set above");
-        // t = now − epoch_start + delay_min: the curve one minimum RTT ahead.
-        let t = ack.now.saturating_sub(e.start).as_secs_f64() + dm;
-        let target = p.w_cubic(t, e.k, e.origin);
-        // cnt: ACKs per +1 segment; per ACK cwnd grows (target − cwnd)/cwnd, or
-        // 1/(100·cwnd) at or above the target; at most 1/2 per ACK (cnt ≥ 2).
-        let mut inc = if target > w.cwnd {
-            (target - w.cwnd) / w.cwnd
-        } else {
-            1.0 / (100.0 * w.cwnd)
-        };
-        if !w_max_known {
-            // "The initial growth of cubic function may be too conservative": cnt ≤ 20.
-            inc = inc.max(1.0 / 20.0);
-        }
-        if p.reno_friendly {
-            // tcp_friendliness: tcp_cwnd (W_est) gains α_cubic per cwnd ACKs; when it
-            // is ahead, cwnd moves toward it at (tcp_cwnd − cwnd)/cwnd per ACK.
-            e.w_est += p.alpha_cubic() * acked / w.cwnd;
-            if e.w_est > w.cwnd {
-                inc = inc.max((e.w_est - w.cwnd) / w.cwnd);
+        e.ack_cnt += acked;
+        // bictcp_update recomputes cnt at most every HZ/32 while cwnd is unchanged
+        // (ns-3's on every ACK).
+        let fresh = p.cnt_hold
+            && self
+                .cnt_stamp
+                .is_some_and(|(c, t)| c == cwnd && ack.now.saturating_sub(t) <= CNT_HOLD);
+        if !fresh {
+            self.cnt_stamp = Some((cwnd, ack.now));
+            // t = now − epoch_start + delay_min: the curve one minimum RTT ahead.
+            let t = ack.now.saturating_sub(e.start).as_secs_f64() + dm;
+            let delta = (p.c * (t - e.k).abs().powi(3)).floor();
+            let target = if t < e.k {
+                e.origin - delta
+            } else {
+                e.origin + delta
+            };
+            // cnt: ACKs per +1 segment.
+            let mut cnt = if target > cwnd {
+                (cwnd / (target - cwnd)).floor()
+            } else {
+                100.0 * cwnd
+            };
+            if !w_max_known && cnt > 20.0 {
+                // "The initial growth of cubic function may be too conservative".
+                cnt = 20.0;
             }
+            if p.reno_friendly {
+                // tcp_friendliness: tcp_cwnd (W_est) gains one segment per
+                // cwnd·beta_scale/8 ACKs (α_cubic per RTT); ahead of cwnd, it caps cnt.
+                let per = (cwnd * p.beta_scale() / 8.0).floor();
+                if per > 0.0 && e.ack_cnt > per {
+                    let n = (e.ack_cnt / per).floor();
+                    e.ack_cnt -= n * per;
+                    e.w_est += n;
+                }
+                if e.w_est > cwnd {
+                    cnt = cnt.min((cwnd / (e.w_est - cwnd)).floor());
+                }
+            }
+            // At most one segment per two ACKed (×1.5 per RTT).
+            self.cnt = cnt.max(2.0);
         }
-        w.cwnd += acked * inc.min(0.5);
+        // tcp_cong_avoid_ai: one segment per cnt segments acknowledged.
+        w.cwnd += acked / self.cnt;
     }
 }
 
@@ -746,6 +808,7 @@ mod tests {
     fn linux() -> CubicConfig {
         CubicConfig {
             linux: true,
+            cnt_hold: true,
             hystart: HyStartMode::Classic,
             ..CubicConfig::default()
         }
@@ -759,8 +822,9 @@ mod tests {
 
     /// Linux bictcp_update: the epoch starts at the first ACK after recovery, from the
     /// cwnd then (K = ∛((W_max − cwnd)/C)), not at the congestion event; the curve is
-    /// read delay_min ahead, t = now − epoch_start + delay_min, and cwnd moves
-    /// (W_cubic(t) − cwnd)/cwnd per ACK.
+    /// read delay_min ahead, t = now − epoch_start + delay_min, and cwnd grows one
+    /// segment per cnt = ⌊cwnd/(target − cwnd)⌋ segments ACKed, target = W_max −
+    /// ⌊C·(K − t)³⌋.
     #[test]
     fn linux_epoch_starts_at_the_first_ack_after_recovery_and_looks_delay_min_ahead() {
         let mut c = Cubic::new(linux());
@@ -802,9 +866,87 @@ mod tests {
                 Time::from_millis(200),
             ),
         );
-        let target = 0.4 * (1.05 - k).powi(3) + 1000.0;
-        let want = w0 + (target - w0) / w0;
+        let target = 1000.0 - (0.4 * (k - 1.05).powi(3)).floor();
+        let cnt = (700.0 / (target - 700.0)).floor();
+        let want = w0 + 1.0 / cnt;
         assert!((st.cwnd - want).abs() < 1e-9, "{} vs {want}", st.cwnd);
+    }
+
+    /// cubictcp_recalc_ssthresh works on snd_cwnd, whole segments: a loss a fraction of
+    /// a segment below the last W_max is a loss at W_max (no fast convergence), and W_max
+    /// and ssthresh are truncated. (With the fractions, a sender overflowing the same
+    /// queue took fast convergence every other time, and its epochs were 10-23 % longer
+    /// than Linux's, docs/linux.md.)
+    #[test]
+    fn linux_compares_whole_segments_at_a_loss() {
+        let mut c = Cubic::new(linux());
+        let ev = cong(Time::ZERO, CongestionKind::FastRetransmit, 0);
+        let mut st = state(125.6, 1e9);
+        assert_eq!(c.on_congestion(&st, &ev), 87.0, "⌊125·0.7⌋");
+        assert_eq!(c.w_max, 125.0);
+        st.cwnd = 125.2;
+        c.on_congestion(&st, &ev);
+        assert_eq!(c.w_max, 125.0, "the same 125 segments: no fast convergence");
+        st.cwnd = 124.9;
+        c.on_congestion(&st, &ev);
+        assert_eq!(c.w_max, 105.0, "⌊124·1.7/2⌋");
+        // The RFC form keeps the fractions.
+        let mut r = Cubic::new(CubicConfig::default());
+        r.on_congestion(&state(125.6, 1e9), &ev);
+        r.on_congestion(&state(125.2, 1e9), &ev);
+        assert!((r.w_max - 125.2 * 0.85).abs() < 1e-9);
+    }
+
+    /// bic_target = W_max − ⌊C·(K − t)³⌋: within one segment of the plateau the target is
+    /// the plateau itself, so cwnd climbs its last segment at one per RTT (cnt = cwnd)
+    /// about ∛(1/C) = 1.36 s before K, where the real-valued curve would still be below.
+    #[test]
+    fn linux_target_reaches_the_plateau_a_segment_early() {
+        let mut c = Cubic::new(linux());
+        let ev = cong(Time::ZERO, CongestionKind::FastRetransmit, 0);
+        let rtt = Time::from_millis(10);
+        c.on_congestion(&state(100.0, 1e9), &ev);
+        let mut st = state(70.0, 70.0);
+        let t0 = Time::from_secs(1);
+        c.on_ack(&mut st, &ack_rtt(t0, rtt, rtt));
+        let k = (30.0f64 / 0.4).cbrt();
+        // Half a segment below the plateau on the real curve: C·(K − t)³ = 0.5.
+        let t = k - (0.5f64 / 0.4).cbrt() - 0.010;
+        st.cwnd = 99.0;
+        c.on_ack(&mut st, &ack_rtt(t0 + Time::from_secs_f64(t), rtt, rtt));
+        assert!((st.cwnd - (99.0 + 1.0 / 99.0)).abs() < 1e-9, "{}", st.cwnd);
+    }
+
+    /// bictcp_update keeps cnt for HZ/32 while snd_cwnd is unchanged (linux profile);
+    /// ns-3's TcpCubic::Update recomputes it on every ACK. Just past the plateau the
+    /// target steps from W_max to W_max + 1 between two ACKs 20 ms apart: Linux still
+    /// grows at the plateau's 1/(100·cwnd), ns-3 at 1/cwnd.
+    #[test]
+    fn linux_holds_cnt_for_hz_over_32_and_ns3_does_not() {
+        for (hold, want) in [(true, 1.0 / 10_000.0), (false, 1.0 / 100.0)] {
+            let mut c = Cubic::new(CubicConfig {
+                cnt_hold: hold,
+                ..linux()
+            });
+            let ev = cong(Time::ZERO, CongestionKind::FastRetransmit, 0);
+            let rtt = Time::from_millis(10);
+            c.on_congestion(&state(100.0, 1e9), &ev);
+            let mut st = state(70.0, 70.0);
+            let t0 = Time::from_secs(1);
+            c.on_ack(&mut st, &ack_rtt(t0, rtt, rtt));
+            let k = (30.0f64 / 0.4).cbrt();
+            // C·(t − K)³ = 0.98 segment (target = W_max), then 1.07 (W_max + 1).
+            let t1 = t0 + Time::from_secs_f64(k + 1.35 - 0.010);
+            st.cwnd = 100.0;
+            c.on_ack(&mut st, &ack_rtt(t1, rtt, rtt));
+            let w1 = st.cwnd;
+            c.on_ack(&mut st, &ack_rtt(t1 + Time::from_millis(20), rtt, rtt));
+            assert!(
+                (st.cwnd - w1 - want).abs() < 1e-12,
+                "hold {hold}: {}",
+                st.cwnd - w1
+            );
+        }
     }
 
     /// Linux keeps α_cubic for W_est (no RFC 9438 switch to 1 past cwnd_prior), and
@@ -1052,6 +1194,12 @@ mod tests {
         );
         assert_eq!(d(Profile::Ns3), HyStartMode::Classic);
         assert_eq!(d(Profile::Ns2), HyStartMode::Off);
+        let hold = |p| {
+            CubicConfig::from_params(&mut Params::new("cubic", &none, p))
+                .unwrap()
+                .cnt_hold
+        };
+        assert!(hold(Profile::Linux) && !hold(Profile::Ns3) && !hold(Profile::Ns2));
     }
 
     /// Integrate the rate form at a fixed RTT for `secs` seconds from `t0`.
