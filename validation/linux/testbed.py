@@ -210,16 +210,18 @@ def record_sysctls():
 
 # ---------------------------------------------------------------- one run
 
-def run_one(name, flows, rate, rtt, buf, dur, warm, interval=0.02, tail=3.0):
-    """flows: list of cc names, one iperf3 client per flow, all started together."""
+def run_one(name, flows, rate, rtt, buf, dur, warm, interval=0.02, tail=3.0, htb_burst=None):
+    """flows: list of cc names, one iperf3 client per flow, all started together; htb_burst:
+    the HTB class's burst and cburst in bytes (default two frames)."""
     os.makedirs(RAW, exist_ok=True)
     d = os.path.join(RAW, name)
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
     meta = dict(name=name, flows=flows, rate_mbit=rate, rtt_ms=rtt, buf_pkts=buf, dur_s=dur,
-                warm_s=warm, interval_s=interval, mss=MSS, wire_bytes=WIRE)
+                warm_s=warm, interval_s=interval, mss=MSS, wire_bytes=WIRE,
+                htb_burst=htb_burst or 2 * WIRE)
     try:
-        nfq = setup(rate, rtt, buf)
+        nfq = setup(rate, rtt, buf, htb_burst=htb_burst)
         meta["sysctls"] = record_sysctls()
         ports = [5201 + i for i in range(len(flows))]
         for p in ports:
@@ -779,6 +781,8 @@ def main():
     r.add_argument("--dur", type=int, default=45)
     r.add_argument("--warm", type=int, default=10)
     r.add_argument("--name", default="manual")
+    r.add_argument("--htb-burst", type=int, default=None,
+                   help="HTB burst/cburst in bytes (default 2 frames, 3028)")
     c = sub.add_parser("campaign")
     c.add_argument("--plan", default="A")
     c.add_argument("--reps", type=int, default=3)
@@ -805,7 +809,7 @@ def main():
             verify(args)
         elif args.cmd == "run":
             d = run_one(args.name, args.cc.split(",") * args.flows, args.rate, args.rtt, args.buf,
-                        args.dur, args.warm)
+                        args.dur, args.warm, htb_burst=args.htb_burst)
             print(json.dumps(analyze_run(d), indent=1))
         elif args.cmd == "campaign":
             campaign(args)
