@@ -900,20 +900,26 @@ mod tests {
     /// bic_target = W_max − ⌊C·(K − t)³⌋: within one segment of the plateau the target is
     /// the plateau itself, so cwnd climbs its last segment at one per RTT (cnt = cwnd)
     /// about ∛(1/C) = 1.36 s before K, where the real-valued curve would still be below.
-    #[test]
-    fn linux_target_reaches_the_plateau_a_segment_early() {
-        let mut c = Cubic::new(linux());
+    /// A Linux-form CUBIC that lost at cwnd 100 (ssthresh 70) and began its epoch at
+    /// t0 = 1 s from cwnd 70 with delay_min 10 ms, so K = ∛(30/C); and K.
+    fn epoch_after_a_loss_at_100(cfg: CubicConfig) -> (Cubic, Window, f64) {
+        let mut c = Cubic::new(cfg);
         let ev = cong(Time::ZERO, CongestionKind::FastRetransmit, 0);
-        let rtt = Time::from_millis(10);
         c.on_congestion(&state(100.0, 1e9), &ev);
         let mut st = state(70.0, 70.0);
-        let t0 = Time::from_secs(1);
-        c.on_ack(&mut st, &ack_rtt(t0, rtt, rtt));
-        let k = (30.0f64 / 0.4).cbrt();
+        c.on_ack(&mut st, &ack_rtt(Time::from_secs(1), MS10, MS10));
+        (c, st, (30.0f64 / 0.4).cbrt())
+    }
+
+    const MS10: Time = Time(10_000_000_000);
+
+    #[test]
+    fn linux_target_reaches_the_plateau_a_segment_early() {
+        let (mut c, mut st, k) = epoch_after_a_loss_at_100(linux());
         // Half a segment below the plateau on the real curve: C·(K − t)³ = 0.5.
-        let t = k - (0.5f64 / 0.4).cbrt() - 0.010;
+        let t = 1.0 + k - (0.5f64 / 0.4).cbrt() - 0.010;
         st.cwnd = 99.0;
-        c.on_ack(&mut st, &ack_rtt(t0 + Time::from_secs_f64(t), rtt, rtt));
+        c.on_ack(&mut st, &ack_rtt(Time::from_secs_f64(t), MS10, MS10));
         assert!((st.cwnd - (99.0 + 1.0 / 99.0)).abs() < 1e-9, "{}", st.cwnd);
     }
 
@@ -924,23 +930,16 @@ mod tests {
     #[test]
     fn linux_holds_cnt_for_hz_over_32_and_ns3_does_not() {
         for (hold, want) in [(true, 1.0 / 10_000.0), (false, 1.0 / 100.0)] {
-            let mut c = Cubic::new(CubicConfig {
+            let (mut c, mut st, k) = epoch_after_a_loss_at_100(CubicConfig {
                 cnt_hold: hold,
                 ..linux()
             });
-            let ev = cong(Time::ZERO, CongestionKind::FastRetransmit, 0);
-            let rtt = Time::from_millis(10);
-            c.on_congestion(&state(100.0, 1e9), &ev);
-            let mut st = state(70.0, 70.0);
-            let t0 = Time::from_secs(1);
-            c.on_ack(&mut st, &ack_rtt(t0, rtt, rtt));
-            let k = (30.0f64 / 0.4).cbrt();
             // C·(t − K)³ = 0.98 segment (target = W_max), then 1.07 (W_max + 1).
-            let t1 = t0 + Time::from_secs_f64(k + 1.35 - 0.010);
+            let t1 = Time::from_secs_f64(1.0 + k + 1.35 - 0.010);
             st.cwnd = 100.0;
-            c.on_ack(&mut st, &ack_rtt(t1, rtt, rtt));
+            c.on_ack(&mut st, &ack_rtt(t1, MS10, MS10));
             let w1 = st.cwnd;
-            c.on_ack(&mut st, &ack_rtt(t1 + Time::from_millis(20), rtt, rtt));
+            c.on_ack(&mut st, &ack_rtt(t1 + Time::from_millis(20), MS10, MS10));
             assert!(
                 (st.cwnd - w1 - want).abs() < 1e-12,
                 "hold {hold}: {}",
