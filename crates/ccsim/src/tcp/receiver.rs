@@ -364,6 +364,13 @@ mod tests {
         Packet::new(PktKind::Data, 0, 0, seq, 1040, 1000, Time(seq + 1))
     }
 
+    /// A receiver with SACK, delayed ACKs (40 ms) and no window limit.
+    fn sack_receiver() -> Receiver {
+        let mut r = Receiver::new(0, 1, 40, 1000, u64::MAX, 1000);
+        r.sack = true;
+        r
+    }
+
     #[test]
     fn out_of_order_is_held_and_dupacked() {
         let mut r = Receiver::new(0, 1, 40, 1000, u64::MAX, 1000);
@@ -391,8 +398,7 @@ mod tests {
     /// a new hole starts a new count; 44 held back are ACKed at once.
     #[test]
     fn sack_compression_acks_three_duplicates_then_one_per_delay() {
-        let mut r = Receiver::new(0, 1, 40, 1000, u64::MAX, 1000);
-        r.sack = true;
+        let mut r = sack_receiver();
         r.sack_compression = Some(Time::from_millis(1));
         let mut out = Vec::new();
         r.on_data(&data(0), Time(10), &mut out);
@@ -439,8 +445,7 @@ mod tests {
     /// older block extended), so that no block goes unreported.
     #[test]
     fn sack_compression_flushes_before_a_block_leaves_the_first_two() {
-        let mut r = Receiver::new(0, 1, 40, 1000, u64::MAX, 1000);
-        r.sack = true;
+        let mut r = sack_receiver();
         r.sack_compression = Some(Time::from_millis(1));
         let mut out = Vec::new();
         // Segment 0 lost: 1-4 make block A; three ACKs at once, the fourth held.
@@ -467,8 +472,7 @@ mod tests {
 
     #[test]
     fn without_sack_compression_every_out_of_order_segment_is_acked() {
-        let mut r = Receiver::new(0, 1, 40, 1000, u64::MAX, 1000);
-        r.sack = true;
+        let mut r = sack_receiver();
         let mut out = Vec::new();
         for s in 1..=10 {
             r.on_data(&data(s), Time(s), &mut out);
@@ -478,8 +482,7 @@ mod tests {
 
     #[test]
     fn sack_blocks_put_the_latest_first() {
-        let mut r = Receiver::new(0, 1, 40, 1000, u64::MAX, 1000);
-        r.sack = true;
+        let mut r = sack_receiver();
         let mut out = Vec::new();
         for s in [0, 2, 3, 6, 9, 4] {
             r.on_data(&data(s), Time(10), &mut out);
