@@ -25,7 +25,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from testbed import drop_events, reductions  # noqa: E402  (the testbed's estimators)
+from testbed import drop_events, pcap_bursts, reductions  # noqa: E402  (the testbed's estimators)
 
 # |ccsim mean - Linux mean| <= max(abs, rel * |Linux mean|)  (issue 15, item 4; the brief)
 TOLERANCES = {
@@ -152,6 +152,26 @@ def run_point(point: str, seed: int, overrides: dict | None = None, jitter: bool
     row["beta_mean"] = statistics.fmean(betas) if betas else float("nan")
     row["reductions"] = len(betas)
     return row
+
+
+def ccsim_bursts(point: str, seed: int, start: float, secs: float) -> dict[str, dict]:
+    """Each flow's burst sizes (pcap_bursts: segments under 60 µs apart) where it enters the
+    bottleneck router (its access link, Linux's r0), over [start, start + secs] of a run of
+    *point*: {cc: {size: count}}, as testbed.py's capture_bursts counts them."""
+    import ccsim
+
+    ccs = linux_summary()[point]["ccsim_flows"].split()
+    links = [f"flow{i}.src_up" for i in range(len(ccs))]
+    text = scenario_text(point) + f"\n[output]\npcap = {links!r}\n".replace("'", '"')
+    run = ccsim.run(text, set={"seed": seed, "duration": f"{start + secs}s", "warmup": "0s"})
+    out: dict[str, dict] = {}
+    for cc, link in zip(ccs, links, strict=True):
+        hist: dict[int, int] = {}
+        for h in pcap_bursts(run.pcap[link], t_from=start).values():
+            for k, c in h.items():
+                hist[k] = hist.get(k, 0) + c
+        out[cc] = hist
+    return out
 
 
 def metrics_of(point: str) -> list[str]:

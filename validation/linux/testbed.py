@@ -22,6 +22,7 @@ Usage (root):
     python3 testbed.py run --cc cubic --flows 1 --rate 20 --rtt 50 --buf 41 --dur 45
     python3 testbed.py campaign --plan A       # the committed measurement plan
     python3 testbed.py analyze                 # runs.csv + summary.csv from raw/
+    python3 testbed.py bursts                  # senders' burst sizes at the router (bursts.json)
 """
 import argparse
 import csv
@@ -210,9 +211,11 @@ def record_sysctls():
 
 # ---------------------------------------------------------------- one run
 
-def run_one(name, flows, rate, rtt, buf, dur, warm, interval=0.02, tail=3.0, htb_burst=None):
+def run_one(name, flows, rate, rtt, buf, dur, warm, interval=0.02, tail=3.0, htb_burst=None,
+            capture=None):
     """flows: list of cc names, one iperf3 client per flow, all started together; htb_burst:
-    the HTB class's burst and cburst in bytes (default two frames)."""
+    the HTB class's burst and cburst in bytes (default two frames); capture: (start, seconds)
+    to record the router's ingress from the sender (r0, headers only) into r0.pcap."""
     os.makedirs(RAW, exist_ok=True)
     d = os.path.join(RAW, name)
     shutil.rmtree(d, ignore_errors=True)
@@ -245,6 +248,13 @@ def run_one(name, flows, rate, rtt, buf, dur, warm, interval=0.02, tail=3.0, htb
                             ns=NS["snd"], stdout=open(os.path.join(d, f"iperf{i}.json"), "w"),
                             stderr=subprocess.STDOUT))
         meta["t0"] = t0
+        if capture:
+            start, secs = capture
+            time.sleep(max(0.0, t0 + start - time.monotonic()))
+            cap = spawn(["timeout", str(secs + 10), "tshark", "-q", "-i", "r0", "-s", "96",
+                         "-F", "pcap", "-a", f"duration:{secs}", "-w", os.path.join(d, "r0.pcap")],
+                        ns=NS["rtr"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            cap.wait(timeout=secs + 15)
         for c in cl:
             c.wait(timeout=dur + 20)
         for s in smp:
@@ -260,6 +270,53 @@ def run_one(name, flows, rate, rtt, buf, dur, warm, interval=0.02, tail=3.0, htb
 
 
 # ---------------------------------------------------------------- parsing
+
+def pcap_bursts(path, gap_us=60.0, t_from=0.0):
+    """Data segments of a classic pcap (Ethernet or raw IPv4; µs or ns timestamps), grouped
+    by TCP source port, into bursts: segments less than *gap_us* apart belong to one.
+    Segments before *t_from* (the trace's clock) are left out. Returns {port: {size:
+    count}}. At these rates a paced sender's segments are 0.6 ms or
+    more apart and a burst's are a few µs apart (12 µs at 1 Gb/s)."""
+    import struct
+    with open(path, "rb") as f:
+        raw = f.read()
+    magic = struct.unpack("<I", raw[:4])[0]
+    if magic not in (0xA1B2C3D4, 0xA1B23C4D):
+        raise ValueError(f"{path}: not a little-endian classic pcap (magic {magic:#x})")
+    frac = 1e-9 if magic == 0xA1B23C4D else 1e-6
+    link = struct.unpack("<I", raw[20:24])[0]
+    l2 = {1: 14, 101: 0, 228: 0}[link]
+    last, run, out = {}, {}, {}
+    i = 24
+    while i + 16 <= len(raw):
+        sec, sub_, incl, _ = struct.unpack("<IIII", raw[i:i + 16])
+        pkt = raw[i + 16:i + 16 + incl]
+        i += 16 + incl
+        ip = pkt[l2:]
+        if len(ip) < 20 or ip[0] >> 4 != 4 or ip[9] != 6:
+            continue
+        ihl = (ip[0] & 15) * 4
+        tot = struct.unpack(">H", ip[2:4])[0]
+        tcp = ip[ihl:]
+        if len(tcp) < 20:
+            continue
+        port = struct.unpack(">H", tcp[0:2])[0]
+        if tot - ihl - (tcp[12] >> 4) * 4 <= 0:
+            continue  # pure ACK
+        t = sec + sub_ * frac
+        if t < t_from:
+            continue
+        hist = out.setdefault(port, {})
+        if port in last and (t - last[port]) * 1e6 < gap_us:
+            run[port] += 1
+        else:
+            if port in run:
+                hist[run[port]] = hist.get(run[port], 0) + 1
+            run[port] = 1
+        last[port] = t
+    for port, k in run.items():
+        out[port][k] = out[port].get(k, 0) + 1
+    return out
 
 def parse_samples(path):
     t, buf = None, []
@@ -393,6 +450,29 @@ def reductions(rows, t_lo, t_hi, merge_s):
             else:
                 last_start = r["t"]  # extend the event while cwnd keeps falling
         prev = r
+    return out
+
+
+def capture_bursts(d):
+    """The burst sizes of each data flow in a run's r0.pcap (see pcap_bursts), by its
+    congestion control (read from ss.txt); written to bursts.json in the run's directory."""
+    hist = pcap_bursts(os.path.join(d, "r0.pcap"))
+    cc_of = {}
+    lines = open(os.path.join(d, "ss.txt")).read().splitlines()
+    for a, b in zip(lines, lines[1:], strict=False):
+        m = re.search(r"10\.77\.1\.1:(\d+)\s", a + " ")
+        if m and b.startswith("\t"):
+            cc_of[int(m.group(1))] = b.split()[0]
+    out = {}
+    for port, h in sorted(hist.items()):
+        n = sum(k * c for k, c in h.items())
+        if n < 100:
+            continue  # iperf3's control connection
+        out[f"{cc_of.get(port, '?')}:{port}"] = {
+            "segments": n, "bursts": {str(k): h[k] for k in sorted(h)},
+            "mean_burst": n / sum(h.values())}
+    with open(os.path.join(d, "bursts.json"), "w") as f:
+        json.dump(out, f, indent=1)
     return out
 
 
@@ -601,6 +681,31 @@ def point_id(kind, flows, rate, rtt, buf):
     return f"{rate}m_{rtt}ms_b{buf}_{mix}"
 
 
+# The points whose senders' bursts `bursts` records: (point, flows, rate, rtt, buffer), each
+# run for 20 s and captured over [12, 16] s (past start-up, BBR in PROBE_BW).
+BURST_POINTS = [
+    ("20m_50ms_b21_1bbr+1cubic", ["bbr", "cubic"], 20, 50, 21),
+    ("20m_50ms_b248_1bbr+1cubic", ["bbr", "cubic"], 20, 50, 248),
+    ("50m_100ms_b103_1bbr+1cubic", ["bbr", "cubic"], 50, 100, 103),
+    ("50m_100ms_b1238_1bbr", ["bbr"], 50, 100, 1238),
+]
+BURST_CAPTURE = (12.0, 4.0)
+
+
+def bursts(args):
+    """How each sender's segments reach the bottleneck router: burst sizes (segments < 60 us
+    apart at r0) per flow, one run per BURST_POINTS entry, into bursts.json next to this
+    script (docs/linux.md, "Bursts")."""
+    out = {"capture_s": list(BURST_CAPTURE), "gap_us": 60, "points": {}}
+    for point, flows, rate, rtt, buf in BURST_POINTS:
+        d = run_one(f"bursts_{point}", flows, rate, rtt, buf, 20, 2, capture=BURST_CAPTURE)
+        b = capture_bursts(d)
+        out["points"][point] = {k.split(":")[0]: v for k, v in b.items()}
+        print(point, {k: round(v["mean_burst"], 2) for k, v in b.items()}, flush=True)
+    with open(os.path.join(HERE, "bursts.json"), "w") as f:
+        json.dump(out, f, indent=1)
+
+
 def campaign(args):
     pts = plan(args.plan)
     deadline = time.time() + args.budget_s if args.budget_s else None
@@ -783,12 +888,16 @@ def main():
     r.add_argument("--name", default="manual")
     r.add_argument("--htb-burst", type=int, default=None,
                    help="HTB burst/cburst in bytes (default 2 frames, 3028)")
+    r.add_argument("--capture", type=float, nargs=2, metavar=("START", "SECONDS"), default=None,
+                   help="record the router's ingress (tshark on r0) from START s for SECONDS s and "
+                        "print each flow's burst sizes (segments < 60 us apart)")
     c = sub.add_parser("campaign")
     c.add_argument("--plan", default="A")
     c.add_argument("--reps", type=int, default=3)
     c.add_argument("--budget-s", type=float, default=0)
     sub.add_parser("analyze")
     sub.add_parser("table")
+    sub.add_parser("bursts", help="record the senders' burst sizes (bursts.json)")
     args = ap.parse_args()
     if args.cmd == "analyze":  # reads raw/ only: never touches namespaces
         return analyze(args)
@@ -809,10 +918,14 @@ def main():
             verify(args)
         elif args.cmd == "run":
             d = run_one(args.name, args.cc.split(",") * args.flows, args.rate, args.rtt, args.buf,
-                        args.dur, args.warm, htb_burst=args.htb_burst)
+                        args.dur, args.warm, htb_burst=args.htb_burst, capture=args.capture)
             print(json.dumps(analyze_run(d), indent=1))
+            if args.capture:
+                print(json.dumps(capture_bursts(d), indent=1))
         elif args.cmd == "campaign":
             campaign(args)
+        elif args.cmd == "bursts":
+            bursts(args)
     finally:
         teardown()
 

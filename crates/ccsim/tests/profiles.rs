@@ -58,6 +58,7 @@ const KEYS: &[&str] = &[
     "ssthresh_from_pipe",
     "cwnd_validation",
     "rack",
+    "gso_bursts",
 ];
 
 #[test]
@@ -70,6 +71,7 @@ fn each_profile_gives_its_defaults() {
             "init_cwnd": 10.0, "init_ssthresh": "inf", "delayed_ack": true, "quickack": 16,
             "sack_compression": true, "min_rto_s": 0.2, "prr": true, "rto_new_ssthresh": false, "rto_keeps_sack": true,
             "ssthresh_from_pipe": false, "cwnd_validation": true, "rack": true,
+            "gso_bursts": true,
         })
     );
     let (ns2, _) = settings("profile = \"ns2\"", "", "newreno");
@@ -80,7 +82,7 @@ fn each_profile_gives_its_defaults() {
             "init_cwnd": 1.0, "init_ssthresh": 64.0, "delayed_ack": false, "quickack": 0,
             "sack_compression": false, "min_rto_s": 0.2, "prr": false, "rto_new_ssthresh": false,
             "rto_keeps_sack": false, "ssthresh_from_pipe": false, "cwnd_validation": false,
-            "rack": false,
+            "rack": false, "gso_bursts": false,
         })
     );
     let (ns3, _) = settings("profile = \"ns3\"", "", "newreno");
@@ -91,6 +93,7 @@ fn each_profile_gives_its_defaults() {
             "init_cwnd": 10.0, "init_ssthresh": "inf", "delayed_ack": true, "quickack": 0,
             "sack_compression": false, "min_rto_s": 1.0, "prr": true, "rto_new_ssthresh": true, "rto_keeps_sack": true,
             "ssthresh_from_pipe": true, "cwnd_validation": false, "rack": false,
+            "gso_bursts": false,
         })
     );
     // ns-2's Reno agent recovers with Reno; XCP senders use NewReno under every

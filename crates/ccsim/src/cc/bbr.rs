@@ -55,6 +55,9 @@ const MIN_TSO_RATE: f64 = 1_200_000.0 / 8.0;
 const PACING_SHIFT: u32 = 10;
 /// `bbr_pacing_margin_percent`: pace 1 % below the estimated rate.
 const PACING_MARGIN: f64 = 0.01;
+/// GSO_LEGACY_MAX_SIZE (65,536) − 1 − MAX_TCP_HEADER (320 on x86-64:
+/// L1_CACHE_ALIGN(128 + MAX_HEADER)), the byte cap of `bbr_tso_segs_goal`.
+const TSO_MAX_BYTES: f64 = 65_536.0 - 1.0 - 320.0;
 /// Long-term ("policed") bandwidth, `bbr_lt_*`: sampling intervals of 4 to 16
 /// rounds, loss rate ≥ 50/256, two intervals within 1/8 or 4 kbit/s, used for
 /// 48 rounds.
@@ -331,15 +334,18 @@ impl Bbr {
         bw * mss as f64 * gain * (1.0 - PACING_MARGIN)
     }
 
-    /// `bbr_tso_segs_goal`: the segments of ~1 ms at the pacing rate, at least 2 (1
-    /// below 1.2 Mbit/s), at most 127.
+    /// `bbr_tso_segs_goal`: the segments of ~1 ms at the pacing rate, at most
+    /// GSO_LEGACY_MAX_SIZE − 1 − MAX_TCP_HEADER bytes (45 segments of 1448 B), at
+    /// least 2 (1 below 1.2 Mbit/s), at most 127.
     fn tso_segs_goal(&self, mss: u32) -> f64 {
         let min_segs = if self.pacing_rate < MIN_TSO_RATE {
             1.0
         } else {
             2.0
         };
-        let bytes = (self.pacing_rate / (1u64 << PACING_SHIFT) as f64).floor();
+        let bytes = (self.pacing_rate / (1u64 << PACING_SHIFT) as f64)
+            .floor()
+            .min(TSO_MAX_BYTES);
         (bytes / mss as f64).floor().max(min_segs).min(127.0)
     }
 
@@ -1072,5 +1078,17 @@ mod tests {
         }
         let want = p.bbr.pacing_gain * 1000.0 * 1000.0 * 0.99;
         assert!((p.w.pacing_rate.unwrap() - want).abs() < 1e-6 * want);
+    }
+
+    /// bbr_tso_segs_goal: ~1 ms at the pacing rate in whole segments, at least 2 (1
+    /// below 1.2 Mbit/s), and never more than a 64 KB GSO skb (less MAX_TCP_HEADER):
+    /// 45 segments of 1448 B at 1 Gb/s, not the 84 of a millisecond.
+    #[test]
+    fn tso_segs_goal_is_a_millisecond_capped_at_one_gso_skb() {
+        let mut b = Bbr::new(BbrConfig::default());
+        for (rate, want) in [(2.47e6, 2.0), (5.9e6, 3.0), (122e6, 45.0), (100e3, 1.0)] {
+            b.pacing_rate = rate;
+            assert_eq!(b.tso_segs_goal(1448), want, "pacing rate {rate} B/s");
+        }
     }
 }

@@ -145,6 +145,7 @@ impl TcpTemplate {
             ecn: opts.ecn.unwrap_or(false),
             cwnd_validation: opts.cwnd_validation.unwrap_or(d.cwnd_validation),
             rack: opts.rack.unwrap_or(d.rack),
+            gso_bursts: opts.gso_bursts.unwrap_or(d.gso_bursts),
             pacing: match &opts.pacing {
                 Some(pc) => pacing_mode(
                     pc.resolve()
@@ -215,6 +216,7 @@ impl TcpTemplate {
             "ecn": c.ecn,
             "cwnd_validation": c.cwnd_validation,
             "rack": c.rack && c.recovery == Recovery::Sack,
+            "gso_bursts": c.gso_bursts,
             "pacing": match c.pacing {
                 PacingMode::None => "none",
                 PacingMode::Leaky { .. } => "leaky",

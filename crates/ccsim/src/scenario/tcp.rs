@@ -60,6 +60,11 @@ pub struct TcpOpts {
     pub ssthresh_from_pipe: Option<bool>,
     /// `"none"` (default), `"leaky"`, `"rate"`, or a table (see tcp::pacer).
     pub pacing: Option<PacingSpec>,
+    /// An algorithm that paces itself (BBR) sends its send quantum back to back and
+    /// then waits the pacing time of all of it, as Linux paces one GSO skb at a time
+    /// (`tcp_update_skb_after_send`; GSO always on since 4.17, whatever the device
+    /// offers); off: one segment per pacing interval (ns-3).
+    pub gso_bursts: Option<bool>,
     /// RFC 3168 ECN: data sent ECN-capable, the sender halves once per window on
     /// ECN-Echo (default off).
     pub ecn: Option<bool>,
@@ -97,6 +102,7 @@ pub struct ProfileDefaults {
     pub ssthresh_from_pipe: bool,
     pub cwnd_validation: bool,
     pub rack: bool,
+    pub gso_bursts: bool,
 }
 
 /// Linux's "no initial ssthresh": `TCP_INFINITE_SSTHRESH` (0x7fffffff segments).
@@ -134,6 +140,7 @@ impl ProfileDefaults {
                 cwnd_validation: true,
                 // net.ipv4.tcp_recovery = 1 (TCP_RACK_LOSS_DETECTION), Linux's default.
                 rack: true,
+                gso_bursts: true,
             },
             // The seed studies' ns-2 set-ups (Agent/TCP defaults as the studies set
             // them): exactly ccsim's defaults before profiles existed.
@@ -158,6 +165,7 @@ impl ProfileDefaults {
                 ssthresh_from_pipe: false,
                 cwnd_validation: false,
                 rack: false,
+                gso_bursts: false,
             },
             // ns-3.44: TcpSocket InitialCwnd 10, InitialSlowStartThreshold UINT32_MAX,
             // DelAckCount 2, DelAckTimeout 200 ms; TcpSocketBase MinRto 1 s,
@@ -190,6 +198,8 @@ impl ProfileDefaults {
                 // ns-3.44's TcpSocketBase has no RACK (its TcpRecoveryOps are classic
                 // and PRR) and no TLP.
                 rack: false,
+                // TcpSocketBase paces segment by segment (m_pacingTimer per packet).
+                gso_bursts: false,
             },
         }
     }
@@ -229,6 +239,7 @@ impl TcpOpts {
             rto_keeps_sack,
             ssthresh_from_pipe,
             pacing,
+            gso_bursts,
             ecn,
             cwnd_validation,
             rack

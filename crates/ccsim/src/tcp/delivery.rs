@@ -738,6 +738,7 @@ mod tests {
             ecn: false,
             cwnd_validation: false,
             rack: false,
+            gso_bursts: false,
             prr: true,
             rto_new_ssthresh: false,
             rto_keeps_sack: true,

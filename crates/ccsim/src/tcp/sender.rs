@@ -92,6 +92,9 @@ pub struct SenderConfig {
     /// RFC 8985 RACK-TLP loss detection (Linux `net.ipv4.tcp_recovery = 1`), with SACK
     /// recovery only (Linux `tcp_is_rack` needs SACK too).
     pub rack: bool,
+    /// A self-pacing algorithm's send quantum leaves back to back, paced as one burst
+    /// (Linux's GSO skb; see [`Sender::pace_ok`]).
+    pub gso_bursts: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -121,6 +124,50 @@ struct CwndUse {
     max_out: u64,
     /// The current window ends when snd_una reaches this (Linux `cwnd_usage_seq`).
     until: u64,
+}
+
+/// Linux's per-skb pacing (earliest departure time, `tcp_update_skb_after_send`) for
+/// an algorithm that sets its pacing rate, sending GSO skbs of [`tso_autosize`]
+/// segments: a burst leaves at `max(edt, now)` and moves `edt` on by the pacing time
+/// of its segments, less half of it at most when it left late ("take into account OS
+/// jitter": the credit is how late it left).
+#[derive(Clone, Copy, Debug, Default)]
+struct GsoBurst {
+    /// Earliest departure time of the next burst (Linux `tcp_wstamp_ns`).
+    edt: Time,
+    /// When the current burst left; segments sent in it; how many more it may take.
+    start: Time,
+    sent: u32,
+    room: u32,
+    /// How late the current burst left (`tcp_wstamp_ns - prior_wstamp`).
+    credit: Time,
+}
+
+/// `bbr_min_tso_rate` (1.2 Mbit/s) in bytes/s: below it BBR's skbs are single segments.
+const MIN_TSO_RATE: f64 = 1_200_000.0 / 8.0;
+/// `sk_pacing_shift` (10: an skb holds about 1 ms at the pacing rate),
+/// `sysctl_tcp_tso_rtt_log` (9: the RTT term halves per 512 µs of min RTT) and the
+/// device's `gso_max_size` (GSO_LEGACY_MAX_SIZE, a veth's or a NIC's default).
+const PACING_SHIFT: u32 = 10;
+const TSO_RTT_LOG: u32 = 9;
+const GSO_MAX_SIZE: u64 = 65_536;
+
+/// Linux's `tcp_tso_segs` for a self-pacing algorithm (`tcp_tso_autosize` with BBR's
+/// `bbr_min_tso_segs`, the same in BBRv3): the segments of the skb TCP builds, about
+/// 1 ms at the pacing rate (`rate` in payload bytes/s) plus a burst allowance that
+/// halves per 512 µs of min RTT (64 KB at 0, nothing past 16 ms), at most
+/// `gso_max_size`, at least 2 (1 below 1.2 Mbit/s). Without an RTT sample yet the
+/// RTT term is nothing (Linux's `tcp_min_rtt` starts at ~0U).
+pub fn tso_autosize(rate: f64, min_rtt: Option<Time>, mss: u32) -> u32 {
+    let min_tso = if rate < MIN_TSO_RATE { 1 } else { 2 };
+    let mut bytes = (rate.max(0.0) as u64) >> PACING_SHIFT;
+    if let Some(r) = min_rtt.map(|t| (t.ps() / 1_000_000) >> TSO_RTT_LOG) {
+        if r < 32 {
+            bytes += GSO_MAX_SIZE >> r;
+        }
+    }
+    let segs = bytes.min(GSO_MAX_SIZE) / u64::from(mss.max(1));
+    segs.max(min_tso) as u32
 }
 
 /// What an ACK of new data tells the laws besides itself.
@@ -162,6 +209,8 @@ pub struct Sender {
     pub pacer: Pacer,
     /// Pacing holds the next packet until this time (the engine sets a timer).
     pub pace_at: Option<Time>,
+    /// GSO-burst pacing (`cfg.gso_bursts`): the burst being sent.
+    gso: GsoBurst,
     last_tx: Option<Time>,
     pub stats: SenderStats,
     /// RFC 6675 scoreboard (SACK recovery only).
@@ -274,6 +323,7 @@ impl Sender {
             rto_deadline: None,
             pacer: Pacer::new(pacing),
             pace_at: None,
+            gso: GsoBurst::default(),
             last_tx: None,
             stats: SenderStats::default(),
             sb: Scoreboard::default(),
@@ -437,11 +487,38 @@ impl Sender {
             self.cfg.mss + self.cfg.header
         } as f64;
         if let Some(iv) = self.pacer.interval(&self.win, self.rtt.srtt(), pkt) {
+            if self.cfg.gso_bursts && self.win.pacing_rate.is_some() {
+                return self.gso_pace_ok(now, iv);
+            }
             if let Err(at) = self.pacer.take(now, iv) {
                 self.pace_at = Some(at);
                 return false;
             }
         }
+        true
+    }
+
+    /// `pace_ok` for GSO bursts ([`GsoBurst`]): the segments of one send attempt at
+    /// `now` join the burst until it holds the send quantum; the next burst waits for
+    /// `edt`. A burst cut short by the window is sent as it is (a smaller skb).
+    fn gso_pace_ok(&mut self, now: Time, iv: f64) -> bool {
+        let g = &mut self.gso;
+        if g.room > 0 && g.start == now {
+            g.room -= 1;
+        } else if now >= g.edt {
+            g.credit = now - g.edt;
+            g.start = now;
+            g.sent = 0;
+            let rate = self.win.pacing_rate.unwrap_or(0.0);
+            g.room = tso_autosize(rate, self.rtt.min_rtt, self.cfg.mss) - 1;
+        } else {
+            self.pace_at = Some(g.edt);
+            return false;
+        }
+        g.sent += 1;
+        let len = iv * f64::from(g.sent);
+        let len = len - (len / 2.0).min(g.credit.as_secs_f64());
+        g.edt = g.start + Time::from_secs_f64(len);
         true
     }
 
@@ -1433,6 +1510,7 @@ mod tests {
             ecn: true,
             cwnd_validation: false,
             rack: false,
+            gso_bursts: false,
         }
     }
 
@@ -1445,6 +1523,83 @@ mod tests {
         s.start(T0, &mut out);
         assert_eq!(out.len(), window as usize);
         (s, out)
+    }
+
+    /// Linux's `tcp_tso_autosize` with BBR's `bbr_min_tso_segs`, value by value: ~1 ms
+    /// at the pacing rate in whole segments, at least 2 (1 below 1.2 Mbit/s), plus
+    /// 64 KB >> (min RTT / 512 µs), at most 64 KB.
+    #[test]
+    fn tso_autosize_is_a_millisecond_at_the_pacing_rate_in_whole_segments() {
+        let rtt = Some(ms(50));
+        // 20 Mb/s: 2.47 MB/s >> 10 = 2,412 B, one segment of 1448: the minimum, 2.
+        assert_eq!(tso_autosize(2.47e6, rtt, 1448), 2);
+        // 50 Mb/s: 5.9 MB/s >> 10 = 5,761 B: 3 segments (3.98, rounded down).
+        assert_eq!(tso_autosize(5.9e6, rtt, 1448), 3);
+        // 1 Gb/s: 118 KB per ms, capped at 64 KB: 45 segments.
+        assert_eq!(tso_autosize(118e6, rtt, 1448), 45);
+        // Below bbr_min_tso_rate (150 KB/s): single segments.
+        assert_eq!(tso_autosize(100e3, rtt, 1448), 1);
+        // A 1 ms min RTT adds 64 KB >> 1 = 32,768 B: (2,412 + 32,768) / 1448 = 24.
+        assert_eq!(tso_autosize(2.47e6, Some(ms(1)), 1448), 24);
+        // No RTT sample yet: no RTT term (tcp_min_rtt is ~0U).
+        assert_eq!(tso_autosize(2.47e6, None, 1448), 2);
+    }
+
+    /// Send times of the data segments in `out`, in µs.
+    fn send_times_us(out: &[Packet]) -> Vec<u64> {
+        out.iter().map(|p| p.ts_val.ps() / 1_000_000).collect()
+    }
+
+    /// A sender whose algorithm set a pacing rate of 1 MB/s (1 ms per 1000-B segment),
+    /// with room for 20 segments, started at t = 0.
+    fn paced_sender(gso_bursts: bool) -> (Sender, Vec<Packet>) {
+        let mut cfg = config(Recovery::Sack, 20.0);
+        cfg.gso_bursts = gso_bursts;
+        let cc = build("reno", &Default::default(), Profile::Ns2).unwrap();
+        let mut s = Sender::new(cfg, cc, 0, 0, None);
+        s.win.pacing_rate = Some(1e6);
+        let mut out = Vec::new();
+        s.start(T0, &mut out);
+        (s, out)
+    }
+
+    /// Linux paces a self-pacing algorithm one GSO skb at a time (tcp_update_skb_after_send):
+    /// at 1 MB/s an skb is 2 segments (tso_autosize's minimum), which leave together and
+    /// hold the next skb for 2 ms; with `gso_bursts` off, one segment per millisecond.
+    #[test]
+    fn gso_bursts_pace_pairs_at_twice_the_interval() {
+        let (mut s, mut out) = paced_sender(true);
+        for t in [2, 4] {
+            assert_eq!(s.pace_at, Some(ms(t)));
+            s.try_send(ms(t), &mut out);
+        }
+        assert_eq!(send_times_us(&out), vec![0, 0, 2000, 2000, 4000, 4000]);
+        let (mut s, mut out) = paced_sender(false);
+        for t in [1, 2] {
+            assert_eq!(s.pace_at, Some(ms(t)));
+            s.try_send(ms(t), &mut out);
+        }
+        // (the token bucket starts empty: the first segment waits its interval)
+        assert_eq!(send_times_us(&out), vec![1000, 2000]);
+    }
+
+    /// "Take into account OS jitter" (tcp_update_skb_after_send): an skb that leaves late
+    /// takes off its pacing time the lateness, up to half of it; a late skb never makes
+    /// up more than that.
+    #[test]
+    fn a_late_gso_burst_shortens_its_pacing_time_by_at_most_half() {
+        let (mut s, mut out) = paced_sender(true);
+        assert_eq!(s.pace_at, Some(ms(2)));
+        // 8 ms late: the pair's 2 ms shrink by min(1 ms, 8 ms) to 1 ms.
+        s.try_send(ms(10), &mut out);
+        assert_eq!(s.pace_at, Some(ms(11)));
+        // 0.5 ms late: by 0.5 ms, to 1.5 ms.
+        s.try_send(ms(11) + Time::from_micros(500), &mut out);
+        assert_eq!(s.pace_at, Some(ms(13)));
+        assert_eq!(
+            send_times_us(&out),
+            vec![0, 0, 10_000, 10_000, 11_500, 11_500]
+        );
     }
 
     /// A cumulative ACK of everything below `seq`, echoing the timestamp of t = 0.
