@@ -53,9 +53,13 @@ const KEYS: &[&str] = &[
     "sack_compression",
     "min_rto_s",
     "prr",
+    "prr_ns3",
+    "partial_ack_send",
+    "exit_ack_increase",
     "rto_new_ssthresh",
     "rto_keeps_sack",
     "ssthresh_from_pipe",
+    "limited_transmit",
     "cwnd_validation",
     "rack",
     "gso_bursts",
@@ -69,9 +73,10 @@ fn each_profile_gives_its_defaults() {
         json!({
             "profile": "linux", "recovery": "sack", "mss": 1448, "header": 52,
             "init_cwnd": 10.0, "init_ssthresh": "inf", "delayed_ack": true, "quickack": 16,
-            "sack_compression": true, "min_rto_s": 0.2, "prr": true, "rto_new_ssthresh": false, "rto_keeps_sack": true,
-            "ssthresh_from_pipe": false, "cwnd_validation": true, "rack": true,
-            "gso_bursts": true,
+            "sack_compression": true, "min_rto_s": 0.2, "prr": true, "prr_ns3": false, "partial_ack_send": false,
+            "exit_ack_increase": false, "rto_new_ssthresh": false, "rto_keeps_sack": true,
+            "ssthresh_from_pipe": false, "limited_transmit": false, "cwnd_validation": true,
+            "rack": true, "gso_bursts": true,
         })
     );
     let (ns2, _) = settings("profile = \"ns2\"", "", "newreno");
@@ -80,9 +85,10 @@ fn each_profile_gives_its_defaults() {
         json!({
             "profile": "ns2", "recovery": "newreno", "mss": 1460, "header": 40,
             "init_cwnd": 1.0, "init_ssthresh": 64.0, "delayed_ack": false, "quickack": 0,
-            "sack_compression": false, "min_rto_s": 0.2, "prr": false, "rto_new_ssthresh": false,
-            "rto_keeps_sack": false, "ssthresh_from_pipe": false, "cwnd_validation": false,
-            "rack": false, "gso_bursts": false,
+            "sack_compression": false, "min_rto_s": 0.2, "prr": false, "prr_ns3": false,
+            "partial_ack_send": false, "exit_ack_increase": false, "rto_new_ssthresh": false,
+            "rto_keeps_sack": false, "ssthresh_from_pipe": false, "limited_transmit": false,
+            "cwnd_validation": false, "rack": false, "gso_bursts": false,
         })
     );
     let (ns3, _) = settings("profile = \"ns3\"", "", "newreno");
@@ -91,9 +97,10 @@ fn each_profile_gives_its_defaults() {
         json!({
             "profile": "ns3", "recovery": "sack", "mss": 1448, "header": 52,
             "init_cwnd": 10.0, "init_ssthresh": "inf", "delayed_ack": true, "quickack": 0,
-            "sack_compression": false, "min_rto_s": 1.0, "prr": true, "rto_new_ssthresh": true, "rto_keeps_sack": true,
-            "ssthresh_from_pipe": true, "cwnd_validation": false, "rack": false,
-            "gso_bursts": false,
+            "sack_compression": false, "min_rto_s": 1.0, "prr": true, "prr_ns3": true, "partial_ack_send": true,
+            "exit_ack_increase": true, "rto_new_ssthresh": true, "rto_keeps_sack": true,
+            "ssthresh_from_pipe": true, "limited_transmit": true, "cwnd_validation": false,
+            "rack": false, "gso_bursts": false,
         })
     );
     // ns-2's Reno agent recovers with Reno; XCP senders use NewReno under every

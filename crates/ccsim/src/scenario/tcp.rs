@@ -47,6 +47,22 @@ pub struct TcpOpts {
     /// RFC 6937 proportional rate reduction in SACK recovery (off: RFC 6675's cwnd =
     /// ssthresh at once).
     pub prr: Option<bool>,
+    /// PRR as ns-3.44's `TcpPrrRecovery` computes it, with `prr`: RecoverFS is the
+    /// pipe (`BytesInFlight()`) when recovery starts, every ACK in recovery that SACKs
+    /// new data adds one segment to prr_delivered beside the SACKed bytes while
+    /// prr_delivered < RecoverFS (`DoRecovery`'s `isDupAck` estimate, meant for
+    /// connections without SACK), and CEIL(prr_delivered · ssthresh / RecoverFS) is
+    /// taken in bytes of 32-bit unsigned arithmetic; off: RFC 6937.
+    pub prr_ns3: Option<bool>,
+    /// In SACK recovery, a partial ACK sends one segment whatever cwnd allows (the
+    /// first lost segment not yet resent, else new data) unless the segment at the new
+    /// snd.una was already retransmitted, as ns-3's `ProcessAck` calls
+    /// `DoRetransmit()`; off: RFC 6675 §5 (C), sending by pipe only.
+    pub partial_ack_send: Option<bool>,
+    /// The ACK that ends a fast recovery also grows cwnd (after cwnd = ssthresh), as
+    /// an ACK of every segment it cumulatively acknowledges, SACKed ones included, as
+    /// ns-3's `ProcessAck` calls `IncreaseWindow(segsAcked)`; off: it only sets cwnd.
+    pub exit_ack_increase: Option<bool>,
     /// A timeout inside fast recovery computes ssthresh anew (ns-3), instead of keeping
     /// the one the recovery set (Linux `tcp_enter_loss`, ns-2).
     pub rto_new_ssthresh: Option<bool>,
@@ -58,6 +74,12 @@ pub struct TcpOpts {
     /// SACKed nor deemed lost) as FlightSize, as ns-3's `EnterRecovery` passes
     /// `BytesInFlight()`; otherwise all data outstanding (RFC 5681 §3.1).
     pub ssthresh_from_pipe: Option<bool>,
+    /// With SACK, outside recovery SACKed segments are not in flight (RFC 6675 §5 step
+    /// (3): Limited Transmit governed by cwnd and pipe): each of the first duplicate
+    /// ACKs lets a new segment out, as ns-3 sends by cwnd − `BytesInFlight()` in every
+    /// state; off: outside recovery the window counts everything sent and not
+    /// cumulatively acknowledged.
+    pub limited_transmit: Option<bool>,
     /// `"none"` (default), `"leaky"`, `"rate"`, or a table (see tcp::pacer).
     pub pacing: Option<PacingSpec>,
     /// An algorithm that paces itself (BBR) sends its send quantum back to back and
@@ -97,9 +119,13 @@ pub struct ProfileDefaults {
     /// `cc = "reno"`).
     pub sack: bool,
     pub prr: bool,
+    pub prr_ns3: bool,
+    pub partial_ack_send: bool,
+    pub exit_ack_increase: bool,
     pub rto_new_ssthresh: bool,
     pub rto_keeps_sack: bool,
     pub ssthresh_from_pipe: bool,
+    pub limited_transmit: bool,
     pub cwnd_validation: bool,
     pub rack: bool,
     pub gso_bursts: bool,
@@ -134,9 +160,13 @@ impl ProfileDefaults {
                 dupthresh: 3,
                 sack: true,
                 prr: true,
+                prr_ns3: false,
+                partial_ack_send: false,
+                exit_ack_increase: false,
                 rto_new_ssthresh: false,
                 rto_keeps_sack: true,
                 ssthresh_from_pipe: false,
+                limited_transmit: false,
                 cwnd_validation: true,
                 // net.ipv4.tcp_recovery = 1 (TCP_RACK_LOSS_DETECTION), Linux's default.
                 rack: true,
@@ -160,9 +190,13 @@ impl ProfileDefaults {
                 dupthresh: 3,
                 sack: false,
                 prr: false,
+                prr_ns3: false,
+                partial_ack_send: false,
+                exit_ack_increase: false,
                 rto_new_ssthresh: false,
                 rto_keeps_sack: false,
                 ssthresh_from_pipe: false,
+                limited_transmit: false,
                 cwnd_validation: false,
                 rack: false,
                 gso_bursts: false,
@@ -191,9 +225,18 @@ impl ProfileDefaults {
                 dupthresh: 3,
                 sack: true,
                 prr: true,
+                // TcpPrrRecovery::EnterRecovery/DoRecovery (tcp-prr-recovery.cc).
+                prr_ns3: true,
+                // TcpSocketBase::ProcessAck: DoRetransmit() on a partial ACK, and
+                // IncreaseWindow(segsAcked) on the ACK that leaves CA_RECOVERY.
+                partial_ack_send: true,
+                exit_ack_increase: true,
                 rto_new_ssthresh: true,
                 rto_keeps_sack: true,
                 ssthresh_from_pipe: true,
+                // TcpSocketBase::SendPendingData sends by AvailableWindow() = cwnd −
+                // BytesInFlight(), the RFC 6675 pipe, in CA_OPEN and CA_DISORDER too.
+                limited_transmit: true,
                 cwnd_validation: false,
                 // ns-3.44's TcpSocketBase has no RACK (its TcpRecoveryOps are classic
                 // and PRR) and no TLP.
@@ -235,9 +278,13 @@ impl TcpOpts {
             timestamps,
             dupthresh,
             prr,
+            prr_ns3,
+            partial_ack_send,
+            exit_ack_increase,
             rto_new_ssthresh,
             rto_keeps_sack,
             ssthresh_from_pipe,
+            limited_transmit,
             pacing,
             gso_bursts,
             ecn,

@@ -743,6 +743,10 @@ mod tests {
             rto_new_ssthresh: false,
             rto_keeps_sack: true,
             ssthresh_from_pipe: false,
+            limited_transmit: false,
+            prr_ns3: false,
+            partial_ack_send: false,
+            exit_ack_increase: false,
         };
         let mut s = Sender::new(cfg, Box::new(Recorder(heard.clone())), 0, 0, None);
         let mut out = Vec::new();

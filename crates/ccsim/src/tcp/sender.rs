@@ -57,6 +57,14 @@ pub enum Recovery {
     Sack,
 }
 
+/// ns-3.44's `TcpPrrRecovery` state in bytes, as it keeps it (`uint32_t`).
+#[derive(Clone, Copy, Debug, Default)]
+struct Ns3Prr {
+    delivered: u32,
+    out: u32,
+    recover_fs: u32,
+}
+
 #[derive(Clone, Debug)]
 pub struct SenderConfig {
     pub mss: u32,
@@ -74,6 +82,17 @@ pub struct SenderConfig {
     /// RFC 6937 proportional rate reduction in SACK recovery (Linux
     /// `tcp_cwnd_reduction`, with its slow-start reduction bound).
     pub prr: bool,
+    /// With `prr`, ns-3.44's `TcpPrrRecovery` arithmetic instead of RFC 6937's
+    /// (`Ns3Prr`).
+    pub prr_ns3: bool,
+    /// In SACK recovery, a partial ACK sends one segment whatever cwnd allows (the
+    /// first lost one not yet resent, else new data) unless the new snd.una was already
+    /// retransmitted: ns-3's `ProcessAck` calls `DoRetransmit()` there.
+    pub partial_ack_send: bool,
+    /// The ACK that ends a fast recovery also grows cwnd, after cwnd = ssthresh, as an
+    /// ACK of every segment it cumulatively acknowledges (ns-3's `ProcessAck`:
+    /// `IncreaseWindow(segsAcked)`).
+    pub exit_ack_increase: bool,
     /// A timeout inside fast recovery asks the algorithm for a new ssthresh (ns-3's
     /// `ReTxTimeout`) instead of keeping the recovery's (Linux `tcp_enter_loss`).
     pub rto_new_ssthresh: bool,
@@ -83,6 +102,10 @@ pub struct SenderConfig {
     /// With SACK, fast retransmit tells the algorithm the RFC 6675 pipe as FlightSize
     /// (ns-3's `BytesInFlight()` in `EnterRecovery`) rather than all data outstanding.
     pub ssthresh_from_pipe: bool,
+    /// With SACK, outside recovery SACKed segments leave the flight (RFC 6675 §5 step
+    /// (3), Limited Transmit by cwnd and pipe; ns-3 sends by cwnd − `BytesInFlight()`
+    /// in every state): each of the first duplicate ACKs lets a new segment out.
+    pub limited_transmit: bool,
     pub pacing: PacingMode,
     /// RFC 3168: send data as ECN-capable and react to ECN-Echo.
     pub ecn: bool,
@@ -244,6 +267,8 @@ pub struct Sender {
     prr_delivered: u64,
     prr_out: u64,
     recover_fs: u64,
+    /// The same in bytes, as ns-3.44's `TcpPrrRecovery` keeps them (`prr_ns3`).
+    ns3_prr: Ns3Prr,
     /// RACK-TLP (RFC 8985) when `cfg.rack` and SACK recovery.
     rack: Option<Box<Rack>>,
     /// RFC 8985 §6.3 reordering timer and §7.2 PTO (RACK only).
@@ -342,6 +367,7 @@ impl Sender {
             prr_delivered: 0,
             prr_out: 0,
             recover_fs: 0,
+            ns3_prr: Ns3Prr::default(),
             rack,
             reo_at: None,
             tlp_at: None,
@@ -543,7 +569,10 @@ impl Sender {
             self.resend_unsacked(paced, now, wnd, out)
         } else {
             let mut sent = false;
-            while self.snd_nxt < self.limit && self.snd_nxt < self.snd_una + wnd {
+            // Limited Transmit: SACKed segments (before DupThresh starts a recovery, or
+            // left above snd.una after one) are not in the pipe.
+            let sacked = self.open_sacked();
+            while self.snd_nxt < self.limit && self.snd_nxt < self.snd_una + wnd + sacked {
                 if paced && !self.pace_ok(now) {
                     break;
                 }
@@ -557,11 +586,26 @@ impl Sender {
         };
         // Stopped by cwnd when the flight fills it (Linux tcp_write_xmit); the pacer,
         // the receive window and the end of the data leave it unfilled.
-        let limited = self.in_flight() >= cwnd;
+        let limited = self.in_flight() >= cwnd + self.open_sacked();
         self.validate_cwnd(sent, limited);
         self.rate_check_app_limited();
         if self.rack.is_some() {
             self.arm_pto(now);
+        }
+    }
+
+    /// Segments SACKed above snd.una that `limited_transmit` takes out of the flight
+    /// in Open (0 otherwise).
+    #[inline]
+    fn open_sacked(&self) -> u64 {
+        if self.cfg.limited_transmit
+            && self.state == CaState::Open
+            && self.cfg.recovery == Recovery::Sack
+            && self.sb.any_sacked()
+        {
+            self.sb.sacked(self.snd_una, self.high_tx)
+        } else {
+            0
         }
     }
 
@@ -895,6 +939,7 @@ impl Sender {
             }
             self.segment(seq, now, out);
             self.prr_out += 1;
+            self.ns3_prr.out = self.ns3_prr.out.wrapping_add(self.cfg.mss);
             if seq < self.high_tx {
                 self.sb.retransmitted(seq);
             } else {
@@ -958,6 +1003,17 @@ impl Sender {
                     self.snd_una + self.sb.sacked(self.snd_una, self.high_tx),
                 )
             });
+        // ns-3's DoRecovery needs to know whether the ACK SACKed anything new
+        // (`isDupAck`): the SACKed segments that stay above the ACK, before it.
+        let ns3_kept = (prr_before.is_some() && self.cfg.prr_ns3).then(|| {
+            let below = if ack.seq > self.snd_una {
+                self.sb.sacked_in(self.snd_una, ack.seq.min(self.high_tx))
+            } else {
+                0
+            };
+            self.sb.sacked(self.snd_una, self.high_tx) - below
+        });
+        let recoveries = self.stats.fast_retransmits;
         let una = self.snd_una;
         self.ack_new_sack = false;
         let rtt = self.process_ack(ack, now, out);
@@ -966,9 +1022,23 @@ impl Sender {
         }
         if let Some((una, before)) = prr_before {
             if self.state == CaState::Recovery {
-                let after = self.snd_una + self.sb.sacked(self.snd_una, self.high_tx);
-                self.prr_ack(after.saturating_sub(before), self.snd_una > una);
+                let sacked = self.sb.sacked(self.snd_una, self.high_tx);
+                let delivered = (self.snd_una + sacked).saturating_sub(before);
+                if let Some(kept) = ns3_kept {
+                    let entered = self.stats.fast_retransmits != recoveries;
+                    self.prr_ack_ns3(delivered, sacked > kept, self.snd_una > una, entered);
+                } else {
+                    self.prr_ack(delivered, self.snd_una > una);
+                }
             }
+        }
+        if self.cfg.partial_ack_send
+            && self.state == CaState::Recovery
+            && self.cfg.recovery == Recovery::Sack
+            && self.snd_una > una
+            && self.stats.fast_retransmits == recoveries
+        {
+            self.partial_ack_send(now, out);
         }
         if ack.ece && self.cfg.ecn {
             self.on_ecn_echo(now);
@@ -1077,6 +1147,96 @@ impl Sender {
         self.win.cwnd = pipe + sndcnt.max(0.0);
     }
 
+    /// `partial_ack_send`: ns-3's `ProcessAck` on a partial ACK in recovery calls
+    /// `DoRetransmit()` unless the segment at the new snd.una was retransmitted
+    /// (`IsRetransmittedDataAcked(ack + MSS)`): `NextSeg(isRecovery = false)` gives the
+    /// first lost segment not yet resent, else new data, and it leaves whatever cwnd
+    /// allows (it counts in PRR's prr_out, as every send in recovery).
+    fn partial_ack_send(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if self.snd_una < self.sb.rxt_next() {
+            return;
+        }
+        self.sb.compute_lost_end(self.snd_una, self.cfg.dupthresh);
+        let new_data = self.snd_nxt < self.limit && self.snd_nxt - self.snd_una < self.cfg.rwnd;
+        let Some(seq) = self.sb.next_seg(self.snd_una, self.snd_nxt, new_data) else {
+            return;
+        };
+        self.segment(seq, now, out);
+        self.prr_out += 1;
+        self.ns3_prr.out = self.ns3_prr.out.wrapping_add(self.cfg.mss);
+        if seq < self.high_tx {
+            self.sb.retransmitted(seq);
+        } else {
+            self.snd_nxt = seq + 1;
+            self.high_tx = self.snd_nxt;
+        }
+    }
+
+    /// ns-3.44's PRR on an ACK in recovery (`prr_ns3`). `TcpSocketBase::ProcessAck` calls
+    /// `TcpPrrRecovery::DoRecovery(delivered, isDupAck = true)` from `DupAck` when the
+    /// ACK SACKed new data, and `DoRecovery(delivered, false)` again when it is a
+    /// partial ACK of at least one segment; on the ACK that started the recovery,
+    /// `EnterRecovery` called it once (isDupAck true) before the fast retransmission.
+    /// `delivered`: segments newly SACKed or cumulatively ACKed without having been
+    /// SACKed (the rate estimator's `m_delivered`). ns-3's `m_isRetransDataAcked` (PRR's
+    /// "+1 segment" below ssthresh) is taken as "the ACK advanced snd.una": inside
+    /// recovery it does so by delivering a retransmission.
+    fn prr_ack_ns3(&mut self, delivered: u64, new_sack: bool, una_advanced: bool, entered: bool) {
+        let mss = self.cfg.mss;
+        let d = (delivered as u32).wrapping_mul(mss);
+        self.sb.compute_lost_end(self.snd_una, self.cfg.dupthresh);
+        let pipe = self.sb.pipe(self.snd_una, self.high_tx);
+        if entered {
+            // prr_out 0 and the pipe without the fast retransmission, which follows
+            // (SendDataPacket → UpdateBytesSent).
+            self.ns3_prr.delivered = 0;
+            self.ns3_prr.out = 0;
+            self.ns3_do_recovery(d, true, pipe.saturating_sub(1), false);
+            self.ns3_prr.out = mss;
+            return;
+        }
+        if new_sack {
+            self.ns3_do_recovery(d, true, pipe, una_advanced);
+        }
+        if una_advanced && d >= mss {
+            self.ns3_do_recovery(d, false, pipe, una_advanced);
+        }
+    }
+
+    /// `TcpPrrRecovery::DoRecovery` of ns-3.44, in its bytes and its 32-bit unsigned
+    /// arithmetic (`m_prrDelivered * m_ssThresh` wraps).
+    fn ns3_do_recovery(&mut self, delivered: u32, dup: bool, pipe: u64, retrans_acked: bool) {
+        let mss = self.cfg.mss;
+        let p = &mut self.ns3_prr;
+        let mut d = delivered;
+        if dup && p.delivered < p.recover_fs {
+            d = d.wrapping_add(mss);
+        }
+        if d == 0 {
+            return;
+        }
+        p.delivered = p.delivered.wrapping_add(d);
+        let pipe_b = (pipe as u32).wrapping_mul(mss);
+        let ssth_b = (self.win.ssthresh * mss as f64).round() as u32;
+        let send: i64 = if pipe_b > ssth_b {
+            // std::ceil(m_prrDelivered * m_ssThresh * 1.0 / m_recoveryFlightSize): the
+            // product is taken in uint32_t before the conversion to double.
+            let prod = p.delivered.wrapping_mul(ssth_b) as f64;
+            (prod / p.recover_fs.max(1) as f64).ceil() as i64 - p.out as i64
+        } else {
+            // int limit = std::max(m_prrDelivered - m_prrOut, deliveredBytes): the
+            // unsigned difference wraps, and wins the max, when prr_out is ahead.
+            let mut limit = p.delivered.wrapping_sub(p.out).max(d) as i32 as i64;
+            if retrans_acked {
+                limit += mss as i64;
+            }
+            limit.min(ssth_b.wrapping_sub(pipe_b) as i32 as i64)
+        };
+        let send = send.max(if p.out > 0 { 0 } else { mss as i64 });
+        let cwnd_b = (pipe_b as i64 + send) as u32;
+        self.win.cwnd = cwnd_b as f64 / mss as f64;
+    }
+
     /// RFC 3168 §6.1.2: react to ECN-Echo as to a loss, at most once per window of
     /// data, and not while already reducing for a loss; tell the receiver with CWR.
     fn on_ecn_echo(&mut self, now: Time) {
@@ -1150,6 +1310,25 @@ impl Sender {
                 };
                 if full {
                     self.exit_recovery(now);
+                    if self.cfg.exit_ack_increase && !self.cong_control {
+                        // ns-3 ProcessAck, leaving CA_RECOVERY: cWnd = ssThresh, then
+                        // IncreaseWindow(segsAcked), segsAcked = (ack − old head) / MSS.
+                        let ack = Ack {
+                            now,
+                            acked: acked as f64,
+                            in_flight: self.in_flight() as f64,
+                            rtt: cx.rtt,
+                            cwnd_limited,
+                            rate: None,
+                            ca_state: self.state,
+                            mss: self.cfg.mss,
+                            xcp_feedback: None,
+                            ece: pkt.ece,
+                        };
+                        let before = self.win.cwnd;
+                        self.cc.on_ack(&mut self.win, &ack);
+                        self.gate_growth(before, cwnd_limited);
+                    }
                 } else if self.cfg.recovery == Recovery::Sack {
                     // RFC 6675 §5 (C): a cumulative ACK inside recovery only updates the
                     // scoreboard; the caller then sends by pipe. RFC 6298 §5.3: restart
@@ -1292,6 +1471,13 @@ impl Sender {
         self.prr_delivered = 0;
         self.prr_out = 1; // the retransmission below
         self.recover_fs = self.high_tx - self.snd_una;
+        if self.cfg.prr_ns3 {
+            // TcpPrrRecovery::EnterRecovery: m_recoveryFlightSize = BytesInFlight(), the
+            // pipe with the head deemed lost, before the fast retransmission.
+            self.sb.compute_lost_end(self.snd_una, self.cfg.dupthresh);
+            let fs = self.sb.pipe(self.snd_una, self.high_tx);
+            self.ns3_prr.recover_fs = (fs as u32).wrapping_mul(self.cfg.mss);
+        }
         self.win.ssthresh = self.congestion(CongestionKind::FastRetransmit, now);
         self.state = CaState::Recovery;
         self.recovery_start = now;
@@ -1503,9 +1689,13 @@ mod tests {
             dupthresh: 3,
             recovery,
             prr: false,
+            prr_ns3: false,
+            partial_ack_send: false,
+            exit_ack_increase: false,
             rto_new_ssthresh: false,
             rto_keeps_sack: false,
             ssthresh_from_pipe: false,
+            limited_transmit: false,
             pacing: PacingMode::None,
             ecn: true,
             cwnd_validation: false,
@@ -1707,6 +1897,27 @@ mod tests {
         }
     }
 
+    /// `limited_transmit` (RFC 6675 §5 step (3), ns-3's pipe-based sending): before
+    /// DupThresh, each duplicate ACK whose SACK block covers a new segment lets one new
+    /// segment out; without it nothing leaves until recovery.
+    #[test]
+    fn limited_transmit_sends_a_new_segment_per_early_duplicate() {
+        for (lt, want) in [(false, vec![]), (true, vec![10, 11])] {
+            let cc = build("reno", &Default::default(), Profile::Ns2).unwrap();
+            let mut cfg = config(Recovery::Sack, 10.0);
+            cfg.limited_transmit = lt;
+            let mut s = Sender::new(cfg, cc, 0, 0, None);
+            let mut out = Vec::new();
+            s.start(T0, &mut out);
+            out.clear();
+            dupacks(&mut s, 2, &mut out);
+            assert_eq!(s.state(), CaState::Open, "limited_transmit {lt}");
+            let seqs: Vec<u64> = out.iter().map(|p| p.seq).collect();
+            assert_eq!(seqs, want, "limited_transmit {lt}");
+            assert!(out.iter().all(|p| !p.retx));
+        }
+    }
+
     /// After a timeout (RFC 6582 §4, RFC 6675 §5.1) the sender is in Loss: cwnd = 1,
     /// go-back-N from snd_una, and duplicates start no fast retransmit until the
     /// cumulative ACK passes the recovery point (HighData at the timeout).
@@ -1810,6 +2021,140 @@ mod tests {
                 // pipe: 17 at entry, one less per ACK; sending resumes below 10.
                 assert_eq!(per_ack, vec![0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1]);
             }
+        }
+    }
+
+    /// `prr_ns3`, ns-3.44's `TcpPrrRecovery`: RecoverFS is the pipe at the start of
+    /// recovery (`m_recoveryFlightSize = m_bytesInFlight`), and `DoRecovery` adds one
+    /// segment to the DeliveredData of every ACK that SACKs new data (`isDupAck`, from
+    /// `EnterRecovery` too) while prr_delivered < RecoverFS, beside the SACKed segment
+    /// itself. With ssthresh = pipe / 2 (`ssthresh_from_pipe`, as ns-3's NewReno) each
+    /// such duplicate then lets one segment out until prr_delivered reaches RecoverFS
+    /// (the pipe does not shrink), and one per two delivered after; RFC 6937 sends
+    /// ssthresh/RecoverFS per delivered segment from the start.
+    #[test]
+    fn prr_ns3_counts_one_more_segment_per_sacking_ack_until_recover_fs() {
+        for ns3 in [true, false] {
+            let (mut s, _) = sender_open(Recovery::Sack, 20.0);
+            s.cfg.prr = true;
+            s.cfg.prr_ns3 = ns3;
+            s.cfg.ssthresh_from_pipe = true;
+            let mut out = Vec::new();
+            let mut per_ack = Vec::new();
+            for k in 1..=14u32 {
+                let mut p = ack(0, ms(100) + Time::from_micros(k as u64));
+                p.set_sack(&[(1, 1 + k)]);
+                let n = out.len();
+                s.on_ack(&p, p.ts_val, &mut out);
+                per_ack.push(out.len() - n);
+            }
+            // pipe at the third duplicate: 20 − 3 SACKed − segment 0 deemed lost.
+            assert_eq!(s.ssthresh(), 8.0);
+            assert_eq!(retransmits(&out), vec![0]);
+            if ns3 {
+                assert_eq!(s.ns3_prr.recover_fs, 16_000);
+                // ACK 3 starts recovery (prr_delivered 1 + 1, one segment: the
+                // retransmission); ACKs 4-10 one segment each (prr_delivered 4, ..., 16
+                // = RecoverFS); then 17, 18, 19, 20 allow 8.5, 9, 9.5, 10 segments in
+                // all, in bytes: one per two, the whole segment on the second.
+                assert_eq!(per_ack, vec![0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 1]);
+                assert_eq!(s.ns3_prr.delivered, 20_000);
+            } else {
+                // RecoverFS = 20 outstanding: after 12 delivered, prr_out =
+                // CEIL(12 · 8 / 20) = 5 segments, the retransmission included.
+                let sent: usize = per_ack.iter().sum();
+                assert_eq!(sent, 5);
+            }
+        }
+    }
+
+    /// ns-3.44's `DoRecovery` takes `m_prrDelivered * m_ssThresh` in `uint32_t` (bytes):
+    /// once the product passes 2³², its wrapped value makes the proportional part
+    /// negative and PRR sends nothing while pipe > ssthresh.
+    #[test]
+    fn prr_ns3_wraps_prr_delivered_times_ssthresh_at_32_bits() {
+        let cc = build("reno", &Default::default(), Profile::Ns2).unwrap();
+        let mut cfg = config(Recovery::Sack, 120.0);
+        cfg.mss = 1448;
+        cfg.prr = true;
+        cfg.prr_ns3 = true;
+        cfg.ssthresh_from_pipe = true;
+        let mut s = Sender::new(cfg, cc, 0, 0, None);
+        let mut out = Vec::new();
+        s.start(T0, &mut out);
+        out.clear();
+        let mut wrapped = 0;
+        for k in 1..=40u32 {
+            let mut p = ack(0, ms(100) + Time::from_micros(k as u64));
+            p.set_sack(&[(1, 1 + k)]);
+            let n = out.len();
+            s.on_ack(&p, p.ts_val, &mut out);
+            if k <= 3 {
+                continue;
+            }
+            let ssthresh_bytes = (s.ssthresh() * 1448.0) as u64;
+            let product = u64::from(s.ns3_prr.delivered) * ssthresh_bytes;
+            if product >= 1 << 32 {
+                wrapped += 1;
+                assert_eq!(out.len(), n, "ACK {k}: the product {product} wrapped");
+            } else {
+                assert_eq!(out.len() - n, 1, "ACK {k}: one segment per SACKing ACK");
+            }
+        }
+        assert_eq!(s.ssthresh(), 58.0);
+        assert!(wrapped > 10);
+    }
+
+    /// `partial_ack_send`, ns-3's `ProcessAck`: a partial ACK in recovery calls
+    /// `DoRetransmit()` unless the segment at the new snd.una was retransmitted, and it
+    /// sends what `NextSeg()` gives, the first lost segment not yet resent, else new
+    /// data, whatever cwnd allows. RFC 6675 sends by pipe only: nothing here, where
+    /// pipe stays above cwnd = ssthresh.
+    #[test]
+    fn partial_ack_send_sends_the_next_hole_or_new_data_past_cwnd() {
+        for on in [true, false] {
+            for lost_head in [true, false] {
+                let (mut s, _) = sender_open(Recovery::Sack, 20.0);
+                s.cfg.partial_ack_send = on;
+                let mut out = Vec::new();
+                dupacks(&mut s, 3, &mut out);
+                assert_eq!(s.state(), CaState::Recovery);
+                assert_eq!(retransmits(&out), vec![0]);
+                out.clear();
+                // 0..5 delivered; with `lost_head`, 6..9 SACKed too (5 deemed lost).
+                let p = if lost_head {
+                    sack_ack(5, &[(6, 9)], ms(200), T0)
+                } else {
+                    ack(5, ms(200))
+                };
+                s.on_ack(&p, ms(200), &mut out);
+                assert_eq!(s.state(), CaState::Recovery);
+                assert_eq!(s.cwnd(), 10.0);
+                let sent: Vec<(u64, bool)> = out.iter().map(|p| (p.seq, p.retx)).collect();
+                let want = match (on, lost_head) {
+                    (false, _) => vec![],
+                    (true, true) => vec![(5, true)],
+                    (true, false) => vec![(20, false)],
+                };
+                assert_eq!(sent, want, "partial_ack_send {on}, lost head {lost_head}");
+            }
+        }
+    }
+
+    /// `exit_ack_increase`, ns-3's `ProcessAck` leaving CA_RECOVERY: cwnd = ssthresh,
+    /// then `IncreaseWindow(segsAcked)` with segsAcked = (ack − old snd.una) / MSS,
+    /// every segment the ACK covers, SACKed or not (here Reno's law: cwnd += 20/10).
+    #[test]
+    fn exit_ack_increase_grows_cwnd_by_everything_the_ack_covers() {
+        for (on, want) in [(true, 12.0), (false, 10.0)] {
+            let (mut s, _) = sender_open(Recovery::Sack, 20.0);
+            s.cfg.exit_ack_increase = on;
+            let mut out = Vec::new();
+            dupacks(&mut s, 3, &mut out);
+            assert_eq!(s.ssthresh(), 10.0);
+            s.on_ack(&ack(20, ms(200)), ms(200), &mut out);
+            assert_eq!(s.state(), CaState::Open);
+            assert_eq!(s.cwnd(), want, "exit_ack_increase {on}");
         }
     }
 
