@@ -178,7 +178,7 @@ const GSO_MAX_SIZE: u64 = 65_536;
 /// Linux's `tcp_tso_segs` for a self-pacing algorithm (`tcp_tso_autosize` with BBR's
 /// `bbr_min_tso_segs`, the same in BBRv3): the segments of the skb TCP builds, about
 /// 1 ms at the pacing rate (`rate` in payload bytes/s) plus a burst allowance that
-/// halves per 512 µs of min RTT (64 KB at 0, nothing past 16 ms), at most
+/// halves per 512 µs of min RTT (64 KB at 0, under a segment past 3 ms), at most
 /// `gso_max_size`, at least 2 (1 below 1.2 Mbit/s). Without an RTT sample yet the
 /// RTT term is nothing (Linux's `tcp_min_rtt` starts at ~0U).
 pub fn tso_autosize(rate: f64, min_rtt: Option<Time>, mss: u32) -> u32 {
@@ -930,22 +930,13 @@ impl Sender {
         let mut pipe = self.sb.pipe(self.snd_una, self.high_tx);
         let mut sent = false;
         while self.win.cwnd - pipe as f64 >= 1.0 {
-            let new_data = self.snd_nxt < self.limit && self.snd_nxt - self.snd_una < self.cfg.rwnd;
-            let Some(seq) = self.sb.next_seg(self.snd_una, self.snd_nxt, new_data) else {
+            let Some(seq) = self.next_seg() else {
                 break;
             };
             if paced && !self.pace_ok(now) {
                 break;
             }
-            self.segment(seq, now, out);
-            self.prr_out += 1;
-            self.ns3_prr.out = self.ns3_prr.out.wrapping_add(self.cfg.mss);
-            if seq < self.high_tx {
-                self.sb.retransmitted(seq);
-            } else {
-                self.snd_nxt = seq + 1;
-                self.high_tx = self.snd_nxt;
-            }
+            self.send_in_recovery(seq, now, out);
             pipe += 1;
             sent = true;
         }
@@ -1005,14 +996,8 @@ impl Sender {
             });
         // ns-3's DoRecovery needs to know whether the ACK SACKed anything new
         // (`isDupAck`): the SACKed segments that stay above the ACK, before it.
-        let ns3_kept = (prr_before.is_some() && self.cfg.prr_ns3).then(|| {
-            let below = if ack.seq > self.snd_una {
-                self.sb.sacked_in(self.snd_una, ack.seq.min(self.high_tx))
-            } else {
-                0
-            };
-            self.sb.sacked(self.snd_una, self.high_tx) - below
-        });
+        let ns3_kept =
+            (prr_before.is_some() && self.cfg.prr_ns3).then(|| self.sacked_kept(ack.seq));
         let recoveries = self.stats.fast_retransmits;
         let una = self.snd_una;
         self.ack_new_sack = false;
@@ -1147,20 +1132,46 @@ impl Sender {
         self.win.cwnd = pipe + sndcnt.max(0.0);
     }
 
+    /// The SACKed segments that stay above a cumulative ACK of `ack_seq` (ns-3's
+    /// `isDupAck` compares them with those after it). Out of line: ns3 profile only.
+    #[inline(never)]
+    fn sacked_kept(&self, ack_seq: u64) -> u64 {
+        let below = if ack_seq > self.snd_una {
+            self.sb.sacked_in(self.snd_una, ack_seq.min(self.high_tx))
+        } else {
+            0
+        };
+        self.sb.sacked(self.snd_una, self.high_tx) - below
+    }
+
     /// `partial_ack_send`: ns-3's `ProcessAck` on a partial ACK in recovery calls
     /// `DoRetransmit()` unless the segment at the new snd.una was retransmitted
     /// (`IsRetransmittedDataAcked(ack + MSS)`): `NextSeg(isRecovery = false)` gives the
     /// first lost segment not yet resent, else new data, and it leaves whatever cwnd
     /// allows (it counts in PRR's prr_out, as every send in recovery).
+    #[inline(never)]
     fn partial_ack_send(&mut self, now: Time, out: &mut Vec<Packet>) {
         if self.snd_una < self.sb.rxt_next() {
             return;
         }
         self.sb.compute_lost_end(self.snd_una, self.cfg.dupthresh);
+        if let Some(seq) = self.next_seg() {
+            self.send_in_recovery(seq, now, out);
+        }
+    }
+
+    /// RFC 6675 NextSeg(): the next segment to send in SACK recovery, new data as far as
+    /// the data and the receive window allow.
+    #[inline]
+    fn next_seg(&self) -> Option<u64> {
         let new_data = self.snd_nxt < self.limit && self.snd_nxt - self.snd_una < self.cfg.rwnd;
-        let Some(seq) = self.sb.next_seg(self.snd_una, self.snd_nxt, new_data) else {
-            return;
-        };
+        self.sb.next_seg(self.snd_una, self.snd_nxt, new_data)
+    }
+
+    /// Send `seq` in SACK recovery: it counts in PRR's prr_out (RFC 6937 and ns-3's
+    /// bytes), a resend on the scoreboard, new data in snd_nxt.
+    #[inline]
+    fn send_in_recovery(&mut self, seq: u64, now: Time, out: &mut Vec<Packet>) {
         self.segment(seq, now, out);
         self.prr_out += 1;
         self.ns3_prr.out = self.ns3_prr.out.wrapping_add(self.cfg.mss);
@@ -1181,6 +1192,7 @@ impl Sender {
     /// SACKed (the rate estimator's `m_delivered`). ns-3's `m_isRetransDataAcked` (PRR's
     /// "+1 segment" below ssthresh) is taken as "the ACK advanced snd.una": inside
     /// recovery it does so by delivering a retransmission.
+    #[inline(never)]
     fn prr_ack_ns3(&mut self, delivered: u64, new_sack: bool, una_advanced: bool, entered: bool) {
         let mss = self.cfg.mss;
         let d = (delivered as u32).wrapping_mul(mss);
@@ -1205,6 +1217,7 @@ impl Sender {
 
     /// `TcpPrrRecovery::DoRecovery` of ns-3.44, in its bytes and its 32-bit unsigned
     /// arithmetic (`m_prrDelivered * m_ssThresh` wraps).
+    #[inline(never)]
     fn ns3_do_recovery(&mut self, delivered: u32, dup: bool, pipe: u64, retrans_acked: bool) {
         let mss = self.cfg.mss;
         let p = &mut self.ns3_prr;
@@ -1251,6 +1264,35 @@ impl Sender {
             self.win.cwnd = self.win.ssthresh.max(1.0);
         }
         self.cwr_pending = true;
+    }
+
+    /// The algorithm's law hears an ACK of `acked` new segments outside recovery (with
+    /// its cwnd-limited state in `cx`), and the growth it asks for passes the
+    /// cwnd-validation gate.
+    #[inline]
+    fn law_on_ack(
+        &mut self,
+        now: Time,
+        acked: u64,
+        cx: &AckCtx,
+        xcp_feedback: Option<f64>,
+        ece: bool,
+    ) {
+        let ack = Ack {
+            now,
+            acked: acked as f64,
+            in_flight: self.in_flight() as f64,
+            rtt: cx.rtt,
+            cwnd_limited: cx.cwnd_limited,
+            rate: None,
+            ca_state: self.state,
+            mss: self.cfg.mss,
+            xcp_feedback,
+            ece,
+        };
+        let before = self.win.cwnd;
+        self.cc.on_ack(&mut self.win, &ack);
+        self.gate_growth(before, cx.cwnd_limited);
     }
 
     fn on_new_ack(
@@ -1313,21 +1355,7 @@ impl Sender {
                     if self.cfg.exit_ack_increase && !self.cong_control {
                         // ns-3 ProcessAck, leaving CA_RECOVERY: cWnd = ssThresh, then
                         // IncreaseWindow(segsAcked), segsAcked = (ack − old head) / MSS.
-                        let ack = Ack {
-                            now,
-                            acked: acked as f64,
-                            in_flight: self.in_flight() as f64,
-                            rtt: cx.rtt,
-                            cwnd_limited,
-                            rate: None,
-                            ca_state: self.state,
-                            mss: self.cfg.mss,
-                            xcp_feedback: None,
-                            ece: pkt.ece,
-                        };
-                        let before = self.win.cwnd;
-                        self.cc.on_ack(&mut self.win, &ack);
-                        self.gate_growth(before, cwnd_limited);
+                        self.law_on_ack(now, acked, &cx, None, pkt.ece);
                     }
                 } else if self.cfg.recovery == Recovery::Sack {
                     // RFC 6675 §5 (C): a cumulative ACK inside recovery only updates the
@@ -1362,23 +1390,10 @@ impl Sender {
                 // With `cong_control` the algorithm hears this ACK at its end
                 // (cong_control_ack), as every other.
                 if !self.cong_control {
-                    let ack = Ack {
-                        now,
-                        acked: acked as f64,
-                        in_flight: self.in_flight() as f64,
-                        rtt: cx.rtt,
-                        cwnd_limited,
-                        rate: None,
-                        ca_state: self.state,
-                        mss: self.cfg.mss,
-                        xcp_feedback: xcp
-                            .map(|h| h.feedback as f64 / (self.cfg.mss + self.cfg.header) as f64),
-                        // Only ECN-capable data can come back CE, so ECE implies ECN.
-                        ece: pkt.ece,
-                    };
-                    let before = self.win.cwnd;
-                    self.cc.on_ack(&mut self.win, &ack);
-                    self.gate_growth(before, cwnd_limited);
+                    let xcp_feedback =
+                        xcp.map(|h| h.feedback as f64 / (self.cfg.mss + self.cfg.header) as f64);
+                    // Only ECN-capable data can come back CE, so ECE implies ECN.
+                    self.law_on_ack(now, acked, &cx, xcp_feedback, pkt.ece);
                 }
             }
         }
@@ -1999,15 +2014,7 @@ mod tests {
         for prr in [true, false] {
             let (mut s, _) = sender_open(Recovery::Sack, 20.0);
             s.cfg.prr = prr;
-            let mut out = Vec::new();
-            let mut per_ack = Vec::new();
-            for k in 1..=12u32 {
-                let mut p = ack(0, ms(100) + Time::from_micros(k as u64));
-                p.set_sack(&[(1, 1 + k)]);
-                let n = out.len();
-                s.on_ack(&p, p.ts_val, &mut out);
-                per_ack.push(out.len() - n);
-            }
+            let (out, per_ack) = sacking_dupacks(&mut s, 12);
             assert_eq!(s.ssthresh(), 10.0);
             assert_eq!(retransmits(&out), vec![0]);
             if prr {
@@ -2022,6 +2029,21 @@ mod tests {
                 assert_eq!(per_ack, vec![0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 1]);
             }
         }
+    }
+
+    /// `n` duplicate ACKs of segment 0, the k-th SACKing segments 1..=k: what the sender
+    /// sent, and how many segments each ACK let out.
+    fn sacking_dupacks(s: &mut Sender, n: u32) -> (Vec<Packet>, Vec<usize>) {
+        let mut out = Vec::new();
+        let mut per_ack = Vec::new();
+        for k in 1..=n {
+            let mut p = ack(0, ms(100) + Time::from_micros(k as u64));
+            p.set_sack(&[(1, 1 + k)]);
+            let before = out.len();
+            s.on_ack(&p, p.ts_val, &mut out);
+            per_ack.push(out.len() - before);
+        }
+        (out, per_ack)
     }
 
     /// `prr_ns3`, ns-3.44's `TcpPrrRecovery`: RecoverFS is the pipe at the start of
@@ -2039,15 +2061,7 @@ mod tests {
             s.cfg.prr = true;
             s.cfg.prr_ns3 = ns3;
             s.cfg.ssthresh_from_pipe = true;
-            let mut out = Vec::new();
-            let mut per_ack = Vec::new();
-            for k in 1..=14u32 {
-                let mut p = ack(0, ms(100) + Time::from_micros(k as u64));
-                p.set_sack(&[(1, 1 + k)]);
-                let n = out.len();
-                s.on_ack(&p, p.ts_val, &mut out);
-                per_ack.push(out.len() - n);
-            }
+            let (out, per_ack) = sacking_dupacks(&mut s, 14);
             // pipe at the third duplicate: 20 − 3 SACKed − segment 0 deemed lost.
             assert_eq!(s.ssthresh(), 8.0);
             assert_eq!(retransmits(&out), vec![0]);
