@@ -285,7 +285,9 @@ def pcap_bursts(path, gap_us=60.0, t_from=0.0):
         raise ValueError(f"{path}: not a little-endian classic pcap (magic {magic:#x})")
     frac = 1e-9 if magic == 0xA1B23C4D else 1e-6
     link = struct.unpack("<I", raw[20:24])[0]
-    l2 = {1: 14, 101: 0, 228: 0}[link]
+    l2 = {1: 14, 101: 0, 228: 0}.get(link)  # Ethernet, raw IP, raw IPv4
+    if l2 is None:
+        raise ValueError(f"{path}: link type {link} is neither Ethernet nor raw IP")
     last, run, out = {}, {}, {}
     i = 24
     while i + 16 <= len(raw):
