@@ -1719,11 +1719,16 @@ mod tests {
         }
     }
 
+    /// A bulk sender of `cfg` with Reno's law (ns-2 form), not yet started.
+    fn reno_sender(cfg: SenderConfig) -> Sender {
+        let cc = build("reno", &Default::default(), Profile::Ns2).unwrap();
+        Sender::new(cfg, cc, 0, 0, None)
+    }
+
     /// A bulk sender in congestion avoidance that has just sent segments 0..window at
     /// t = 0 (cwnd = ssthresh = window, Reno's law).
     fn sender_open(recovery: Recovery, window: f64) -> (Sender, Vec<Packet>) {
-        let cc = build("reno", &Default::default(), Profile::Ns2).unwrap();
-        let mut s = Sender::new(config(recovery, window), cc, 0, 0, None);
+        let mut s = reno_sender(config(recovery, window));
         let mut out = Vec::new();
         s.start(T0, &mut out);
         assert_eq!(out.len(), window as usize);
@@ -1760,8 +1765,7 @@ mod tests {
     fn paced_sender(gso_bursts: bool) -> (Sender, Vec<Packet>) {
         let mut cfg = config(Recovery::Sack, 20.0);
         cfg.gso_bursts = gso_bursts;
-        let cc = build("reno", &Default::default(), Profile::Ns2).unwrap();
-        let mut s = Sender::new(cfg, cc, 0, 0, None);
+        let mut s = reno_sender(cfg);
         s.win.pacing_rate = Some(1e6);
         let mut out = Vec::new();
         s.start(T0, &mut out);
@@ -1898,10 +1902,9 @@ mod tests {
     #[test]
     fn ssthresh_from_pipe_halves_what_is_in_the_network() {
         for (from_pipe, want) in [(false, 5.0), (true, 3.0)] {
-            let cc = build("reno", &Default::default(), Profile::Ns2).unwrap();
             let mut cfg = config(Recovery::Sack, 10.0);
             cfg.ssthresh_from_pipe = from_pipe;
-            let mut s = Sender::new(cfg, cc, 0, 0, None);
+            let mut s = reno_sender(cfg);
             let mut out = Vec::new();
             s.start(T0, &mut out);
             let mut p = ack(0, ms(100));
@@ -1918,10 +1921,9 @@ mod tests {
     #[test]
     fn limited_transmit_sends_a_new_segment_per_early_duplicate() {
         for (lt, want) in [(false, vec![]), (true, vec![10, 11])] {
-            let cc = build("reno", &Default::default(), Profile::Ns2).unwrap();
             let mut cfg = config(Recovery::Sack, 10.0);
             cfg.limited_transmit = lt;
-            let mut s = Sender::new(cfg, cc, 0, 0, None);
+            let mut s = reno_sender(cfg);
             let mut out = Vec::new();
             s.start(T0, &mut out);
             out.clear();
@@ -1986,11 +1988,10 @@ mod tests {
     fn cwnd_limited_is_what_stopped_sending() {
         let (s, _) = sender_open(Recovery::NewReno, 10.0);
         assert!(s.cwnd_limited());
-        let cc = build("reno", &Default::default(), Profile::Ns2).unwrap();
         let mut cfg = config(Recovery::NewReno, 10.0);
         cfg.rwnd = 5;
         cfg.init_ssthresh = 100.0;
-        let mut s = Sender::new(cfg, cc, 0, 0, None);
+        let mut s = reno_sender(cfg);
         let mut out = Vec::new();
         s.start(T0, &mut out);
         assert_eq!(out.len(), 5);
@@ -2087,13 +2088,12 @@ mod tests {
     /// negative and PRR sends nothing while pipe > ssthresh.
     #[test]
     fn prr_ns3_wraps_prr_delivered_times_ssthresh_at_32_bits() {
-        let cc = build("reno", &Default::default(), Profile::Ns2).unwrap();
         let mut cfg = config(Recovery::Sack, 120.0);
         cfg.mss = 1448;
         cfg.prr = true;
         cfg.prr_ns3 = true;
         cfg.ssthresh_from_pipe = true;
-        let mut s = Sender::new(cfg, cc, 0, 0, None);
+        let mut s = reno_sender(cfg);
         let mut out = Vec::new();
         s.start(T0, &mut out);
         out.clear();
