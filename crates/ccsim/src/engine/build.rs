@@ -34,6 +34,7 @@ impl World {
             );
             link.loss = lp.loss;
             link.trace = lp.trace.clone();
+            link.shaper_burst = lp.shaper_burst;
             link.update_slow();
             if lp.monitor {
                 link.monitor = true;

@@ -48,6 +48,8 @@ pub struct LinkPlan {
     pub monitor: bool,
     /// A Mahimahi trace sets the capacity (`rate` is then its mean).
     pub trace: Option<std::sync::Arc<Trace>>,
+    /// A token-bucket shaper of this many bytes replaces the transmitter.
+    pub shaper_burst: Option<u64>,
 }
 
 /// Nodes and directed links, in id order.
@@ -255,6 +257,7 @@ pub fn graph_net(sc: &Scenario) -> Result<Net, ScenarioError> {
             loss: ls.loss,
             monitor: ls.monitor,
             trace,
+            shaper_burst: ls.shaper.map(|s| s.burst_bytes()),
         });
         if ls.duplex {
             net.add_link(LinkPlan {
@@ -280,6 +283,7 @@ pub fn graph_net(sc: &Scenario) -> Result<Net, ScenarioError> {
                 loss: ls.reverse_loss,
                 monitor: ls.monitor,
                 trace: None,
+                shaper_burst: ls.reverse_shaper.map(|s| s.burst_bytes()),
             });
         }
     }
@@ -353,6 +357,7 @@ mod tests {
             loss: 0.0,
             monitor: false,
             trace: None,
+            shaper_burst: None,
         }
     }
 

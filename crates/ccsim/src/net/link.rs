@@ -93,9 +93,15 @@ pub struct Link {
     epoch_busy: (u128, u128),
     /// The delay was cut while packets propagated: keep the pipe in order.
     delay_cut: bool,
-    /// `start_tx` takes the slow path: wire loss, a trace or a delay cut (`update_slow`
-    /// after changing `loss` or `trace`).
+    /// `start_tx` takes the slow path: wire loss, a trace, a shaper or a delay cut
+    /// (`update_slow` after changing `loss`, `trace` or `shaper_burst`).
     slow: bool,
+    /// A token-bucket shaper of this depth in bytes replaces the transmitter (Linux's
+    /// HTB with rate = ceil = `rate`, burst = cburst): see `shape`.
+    pub shaper_burst: Option<u64>,
+    /// The instant the bucket's tokens are zero: they are `now - tb_zero` (time at
+    /// `rate`), at most the burst's time; negative while the last packet is unpaid.
+    tb_zero: Time,
 }
 
 impl Link {
@@ -139,6 +145,8 @@ impl Link {
             epoch_busy: (0, 0),
             delay_cut: false,
             slow: false,
+            shaper_burst: None,
+            tb_zero: Time::ZERO,
         }
     }
 
@@ -291,8 +299,19 @@ impl Link {
                 tr.finish(now, pkt.size as u64) - now
             }
         };
-        self.cur_start = now;
-        self.busy_until = now + tx;
+        // Serialized, the packet is delivered when its last bit leaves; shaped, when
+        // the bucket releases it.
+        let out = match self.shaper_burst {
+            None => {
+                self.cur_start = now;
+                self.busy_until = now + tx;
+                self.busy_until
+            }
+            Some(burst) => {
+                self.shape(now, tx, burst);
+                now
+            }
+        };
         self.cur_is_data = pkt.kind != PktKind::Ack;
         self.c.tx_pkts += 1;
         self.c.tx_bytes += pkt.size as u64;
@@ -304,7 +323,7 @@ impl Link {
             return Err(pkt);
         }
         pkt.hop += 1;
-        let mut at = self.busy_until + self.delay;
+        let mut at = out + self.delay;
         // FIFO after a delay cut: the pipe schedules only its head, so no packet may
         // arrive before one sent earlier.
         if let Some(&(last, _)) = self.pipe.back() {
@@ -315,9 +334,29 @@ impl Link {
         Ok(was_empty.then_some(at))
     }
 
-    /// Recompute the slow-path flag after changing `loss`, `trace` or the delay.
+    /// A token bucket releases a packet of transmission time `tx` at `now`. As Linux's
+    /// HTB (sch_htb.c: `htb_class_mode` lets a class send while its tokens are >= 0,
+    /// `htb_accnt_tokens` then charges L/R, tokens accrue at the rate up to the
+    /// burst), the packet leaves at once and the next may leave when the tokens are
+    /// back to zero: after an idle period a burst of B bytes goes back to back, plus
+    /// one packet. The transmitter is `busy` for `tx` per packet, so utilization is
+    /// still the bytes sent over the capacity.
+    fn shape(&mut self, now: Time, tx: Time, burst: u64) {
+        let zero = self
+            .tb_zero
+            .max(now.saturating_sub(self.rate.tx_time(burst)));
+        self.tb_zero = zero + tx;
+        self.busy_until = self.tb_zero.max(now);
+        self.cur_start = self.busy_until - tx;
+    }
+
+    /// Recompute the slow-path flag after changing `loss`, `trace`, `shaper_burst` or
+    /// the delay.
     pub fn update_slow(&mut self) {
-        self.slow = self.loss > 0.0 || self.trace.is_some() || self.delay_cut;
+        self.slow = self.loss > 0.0
+            || self.trace.is_some()
+            || self.delay_cut
+            || self.shaper_burst.is_some();
     }
 
     /// A packet reaches the link's input at `now` (the transmitter was freed first if
@@ -452,5 +491,137 @@ impl Link {
     pub fn reset_maxima(&mut self) {
         self.max_pkts = self.queue.len_pkts();
         self.max_bytes = self.queue.len_bytes();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::queue::droptail::DropTail;
+
+    /// A 12 Mb/s link (a 1500-byte packet takes 1 ms) with 10 ms of propagation,
+    /// shaped by a bucket of `burst` bytes or serializing.
+    fn link(burst: Option<u64>) -> Link {
+        let mut l = Link::new(
+            "l".into(),
+            NodeId(0),
+            NodeId(1),
+            Rate(12_000_000),
+            Time::from_millis(10),
+            Box::new(DropTail::new(Limit::Packets(10_000))),
+            crate::random::stream(1, "loss"),
+        );
+        l.shaper_burst = burst;
+        l.update_slow();
+        l
+    }
+
+    /// Offer 1500-byte packets at `arrivals` (sorted) as the engine does (a departure
+    /// due at an arrival's instant first); the times they reach the far end.
+    fn deliveries(l: &mut Link, arrivals: &[Time]) -> Vec<Time> {
+        let mut rng = crate::random::stream(1, "queue");
+        let mut drops = Drops::default();
+        let (mut out, mut txdone, mut next) = (Vec::new(), None::<Time>, 0);
+        loop {
+            match (txdone, arrivals.get(next).copied()) {
+                (Some(t), a) if a.is_none_or(|a| t <= a) => {
+                    txdone = None;
+                    let mut cx = QueueCtx {
+                        now: t,
+                        rng: &mut rng,
+                        drops: &mut drops,
+                    };
+                    if let Some(p) = l.next_to_send(t, &mut cx) {
+                        l.start_tx(p, t).unwrap();
+                        out.push(l.pipe.back().unwrap().0);
+                        txdone = l.next_txdone();
+                    }
+                }
+                (_, Some(a)) => {
+                    next += 1;
+                    let p = Packet::new(PktKind::Data, 0, 0, next as u64, 1500, 1448, a);
+                    if l.arrive(a) {
+                        l.pass_quiet();
+                        l.start_tx(p, a).unwrap();
+                        out.push(l.pipe.back().unwrap().0);
+                    } else {
+                        let mut cx = QueueCtx {
+                            now: a,
+                            rng: &mut rng,
+                            drops: &mut drops,
+                        };
+                        if let Some(t) = l.enqueue(p, a, &mut cx) {
+                            txdone = Some(t);
+                        }
+                    }
+                }
+                _ => return out,
+            }
+        }
+    }
+
+    fn ms(v: &[u64]) -> Vec<Time> {
+        v.iter().map(|&m| Time::from_millis(m)).collect()
+    }
+
+    #[test]
+    fn a_full_bucket_releases_its_burst_and_one_packet_at_once_then_one_per_packet_time() {
+        // Six packets at once after a long idle period: a 3000-byte bucket lets two
+        // packets' worth of tokens and one packet on credit go (HTB sends while
+        // tokens >= 0), then one per 1 ms as the tokens come back; no packet waits
+        // for its own serialization.
+        let got = deliveries(&mut link(Some(3000)), &[Time::from_millis(100); 6]);
+        assert_eq!(got, ms(&[110, 110, 110, 111, 112, 113]));
+        // Serialized, the same six leave 1 ms apart after the first's 1 ms.
+        let got = deliveries(&mut link(None), &[Time::from_millis(100); 6]);
+        assert_eq!(got, ms(&[111, 112, 113, 114, 115, 116]));
+        // A bucket of no bytes is a pure rate limiter that releases each packet whole.
+        let got = deliveries(&mut link(Some(0)), &[Time::from_millis(100); 3]);
+        assert_eq!(got, ms(&[110, 111, 112]));
+    }
+
+    #[test]
+    fn the_bucket_refills_at_the_rate_up_to_its_depth() {
+        // Three at 100 ms put the bucket in debt until 101 ms. At 101.5 ms half a
+        // packet of tokens stands: one goes (tokens >= 0, now -0.5 ms), the next when
+        // they are back to zero at 102 ms. After 58 ms idle the bucket is full again
+        // (3000 bytes, not 58 ms of tokens): three at once, the fourth 1 ms later.
+        let t = |us: u64| Time::from_micros(us);
+        let arrivals = [
+            t(100_000),
+            t(100_000),
+            t(100_000),
+            t(101_500),
+            t(101_500),
+            t(160_000),
+            t(160_000),
+            t(160_000),
+            t(160_000),
+        ];
+        let got = deliveries(&mut link(Some(3000)), &arrivals);
+        let want: Vec<Time> = [
+            100_000, 100_000, 100_000, 101_500, 102_000, 160_000, 160_000, 160_000, 161_000,
+        ]
+        .iter()
+        .map(|&u| t(u) + Time::from_millis(10))
+        .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn a_shaped_link_is_busy_one_packet_time_per_packet_as_a_serializing_one() {
+        // A backlog of 1000 packets: the shaper keeps the link's rate (the last one
+        // released (1000 - 3) packet times after the first) and the transmitter's busy
+        // time, hence utilization, is 1000 packet times, as a serializing link's.
+        let mut l = link(Some(3000));
+        let got = deliveries(&mut l, &[Time::from_millis(100); 1000]);
+        assert_eq!(got[999] - got[0], Time::from_millis(997));
+        let end = Time::from_secs(2);
+        assert_eq!(l.busy_at(end).0, Time::from_millis(1000).0 as u128);
+        let mut s = link(None);
+        deliveries(&mut s, &[Time::from_millis(100); 1000]);
+        assert_eq!(s.busy_at(end), l.busy_at(end));
+        let (offered, used, _) = l.capacity_at(end);
+        assert!((used / offered - 0.5).abs() < 1e-12, "{used} / {offered}");
     }
 }

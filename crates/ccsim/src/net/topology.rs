@@ -389,6 +389,8 @@ fn chain_layout(sc: &Scenario, seed: u64) -> Result<Layout, ScenarioError> {
                 loss,
                 monitor: true,
                 trace,
+                // Like the loss and the trace, the shaper is the forward direction's.
+                shaper_burst: t.shaper.filter(|_| from < to).map(|s| s.burst_bytes()),
             });
             monitored.push(id);
         }
@@ -423,6 +425,7 @@ fn chain_layout(sc: &Scenario, seed: u64) -> Result<Layout, ScenarioError> {
                 loss: 0.0,
                 monitor: false,
                 trace: None,
+                shaper_burst: None,
             });
         }
         (hs, hd)
@@ -645,6 +648,8 @@ pub struct PlannedLink {
     pub monitor: bool,
     /// A Mahimahi trace sets its capacity (`rate` is the trace's mean).
     pub trace: Option<std::sync::Arc<super::trace::Trace>>,
+    /// A token-bucket shaper of this many bytes replaces the transmitter.
+    pub shaper_burst: Option<u64>,
     /// Mean packet size (bytes on the wire) of the flows its buffer rule is based
     /// on: the unit of a packet limit in the fluid engine.
     pub packet_size: f64,
@@ -890,6 +895,7 @@ fn assemble(sc: &Scenario, lay: Layout) -> Result<Plan, ScenarioError> {
             loss: lp.loss,
             monitor: false,
             trace: lp.trace.clone(),
+            shaper_burst: lp.shaper_burst,
             packet_size,
         })
         .collect();

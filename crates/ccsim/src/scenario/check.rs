@@ -68,6 +68,29 @@ impl Scenario {
                 ));
             }
         }
+        // A shaper paces the link's own constant rate; a trace's capacity has no
+        // bucket to fill.
+        let traced = |r: Option<&crate::quantity::RateSpec>| r.is_some_and(|r| r.trace().is_some());
+        if t.shaper.is_some() && traced(t.bottleneck_rate.as_ref()) {
+            return Err(ScenarioError::at(
+                "topology.shaper",
+                "a shaper needs a constant bottleneck_rate, not a trace",
+            ));
+        }
+        for (i, l) in t.links.iter().enumerate() {
+            if l.shaper.is_some() && traced(Some(&l.rate)) {
+                return Err(ScenarioError::at(
+                    &format!("topology.links[{i}].shaper"),
+                    "a shaper needs a constant rate, not a trace",
+                ));
+            }
+            if l.reverse_shaper.is_some() && !l.duplex {
+                return Err(ScenarioError::at(
+                    &format!("topology.links[{i}].reverse_shaper"),
+                    "the link has no reverse direction (duplex = false)",
+                ));
+            }
+        }
         if self.duration.0 == crate::units::Time::ZERO {
             return Err(ScenarioError::at("duration", "must be positive"));
         }
@@ -268,6 +291,7 @@ fn check_topology(sc: &Scenario) -> Result<(), ScenarioError> {
                 (t.access_buffer.is_some(), "access_buffer"),
                 (t.loss != 0.0, "loss"),
                 (t.reverse_loss != 0.0, "reverse_loss"),
+                (t.shaper.is_some(), "shaper"),
             ] {
                 if present {
                     return Err(not_here(field));
@@ -559,6 +583,7 @@ fn check_fluid_fields(sc: &Scenario) -> Result<(), ScenarioError> {
         access_buffer,
         loss,
         reverse_loss,
+        shaper,
         middle_links: _,
         nodes: _,
         links: _,
@@ -582,6 +607,11 @@ fn check_fluid_fields(sc: &Scenario) -> Result<(), ScenarioError> {
     }
     if *reverse_loss != 0.0 {
         bad.push("topology.reverse_loss".into());
+    }
+    // A bucket of a few packets is invisible at the model's scale: refused rather
+    // than silently ignored.
+    if shaper.is_some() {
+        bad.push("topology.shaper".into());
     }
     if access_rate.is_some() {
         bad.push("topology.access_rate".into());

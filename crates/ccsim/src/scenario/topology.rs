@@ -59,6 +59,9 @@ pub struct Topology {
     /// Bernoulli loss probability on the reverse bottleneck link.
     #[serde(default)]
     pub reverse_loss: f64,
+    /// A token-bucket shaper in place of the forward bottleneck's (every forward
+    /// middle link's) transmitter, as a Linux HTB class (docs/scenarios.md#shaper).
+    pub shaper: Option<ShaperSpec>,
     /// Parking lot: the number k of middle links in the chain (routers r0..rk).
     pub middle_links: Option<u32>,
     /// Graph: node names.
@@ -124,12 +127,34 @@ pub struct LinkSpec {
     pub loss: f64,
     #[serde(default)]
     pub reverse_loss: f64,
+    /// A token-bucket shaper in place of the transmitter, per direction.
+    pub shaper: Option<ShaperSpec>,
+    pub reverse_shaper: Option<ShaperSpec>,
     /// Two directed links (default) or only from→to.
     #[serde(default = "yes")]
     pub duplex: bool,
     /// Report statistics and series of this link (both directions); default true.
     #[serde(default = "yes")]
     pub monitor: bool,
+}
+
+/// A token bucket that releases a link's packets in place of its transmitter: Linux's
+/// HTB with rate = ceil = the link's rate and burst = cburst = `burst`. A packet leaves
+/// whole the moment the bucket holds tokens (no serialization time), which then pay
+/// for it at the link's rate; after idle, `burst` bytes and one packet more leave back
+/// to back. The rate is the link's own.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ShaperSpec {
+    /// The bucket's depth (HTB's `burst`), e.g. `"3000B"`.
+    pub burst: crate::quantity::SizeQ,
+}
+
+impl ShaperSpec {
+    /// Bytes of the bucket; `check` has made them positive.
+    pub fn burst_bytes(self) -> u64 {
+        self.burst.0
+    }
 }
 
 fn yes() -> bool {
