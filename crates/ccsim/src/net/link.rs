@@ -99,9 +99,11 @@ pub struct Link {
     /// A token-bucket shaper of this depth in bytes replaces the transmitter (Linux's
     /// HTB with rate = ceil = `rate`, burst = cburst): see `shape`.
     pub shaper_burst: Option<u64>,
-    /// The instant the bucket's tokens are zero: they are `now - tb_zero` (time at
-    /// `rate`), at most the burst's time; negative while the last packet is unpaid.
-    tb_zero: Time,
+    /// The bucket's tokens, in ps of transmission at `rate` (negative while the last
+    /// packet is unpaid), as of `tb_at`; `None` until the first packet: a new class's
+    /// bucket is full (sch_htb.c, `htb_change_class`: tokens = buffer).
+    tb_tokens: Option<i64>,
+    tb_at: Time,
 }
 
 impl Link {
@@ -146,7 +148,8 @@ impl Link {
             delay_cut: false,
             slow: false,
             shaper_burst: None,
-            tb_zero: Time::ZERO,
+            tb_tokens: None,
+            tb_at: Time::ZERO,
         }
     }
 
@@ -299,6 +302,7 @@ impl Link {
                 tr.finish(now, pkt.size as u64) - now
             }
         };
+        self.cur_is_data = pkt.kind != PktKind::Ack;
         // Serialized, the packet is delivered when its last bit leaves; shaped, when
         // the bucket releases it.
         let out = match self.shaper_burst {
@@ -312,7 +316,6 @@ impl Link {
                 now
             }
         };
-        self.cur_is_data = pkt.kind != PktKind::Ack;
         self.c.tx_pkts += 1;
         self.c.tx_bytes += pkt.size as u64;
         if pkt.is_data() {
@@ -342,12 +345,24 @@ impl Link {
     /// one packet. The transmitter is `busy` for `tx` per packet, so utilization is
     /// still the bytes sent over the capacity.
     fn shape(&mut self, now: Time, tx: Time, burst: u64) {
-        let zero = self
-            .tb_zero
-            .max(now.saturating_sub(self.rate.tx_time(burst)));
-        self.tb_zero = zero + tx;
-        self.busy_until = self.tb_zero.max(now);
-        self.cur_start = self.busy_until - tx;
+        let depth = self.rate.tx_time(burst).0 as i64;
+        let accrued = (now - self.tb_at).0 as i64;
+        let tokens = self
+            .tb_tokens
+            .map_or(depth, |t| t.saturating_add(accrued).min(depth))
+            - tx.0 as i64;
+        self.tb_tokens = Some(tokens);
+        self.tb_at = now;
+        self.busy_until = now + Time(tokens.min(0).unsigned_abs());
+        // Busy for tx, the interval ending when the tokens are paid; in the run's first
+        // packet time that interval would start before time zero: its part before zero
+        // is counted at once.
+        self.cur_start = self.busy_until.saturating_sub(tx);
+        let before_zero = (tx - (self.busy_until - self.cur_start)).0 as u128;
+        self.c.busy_ps += before_zero;
+        if self.cur_is_data {
+            self.c.busy_data_ps += before_zero;
+        }
     }
 
     /// Recompute the slow-path flag after changing `loss`, `trace`, `shaper_burst` or
@@ -575,6 +590,15 @@ mod tests {
         // Serialized, the same six leave 1 ms apart after the first's 1 ms.
         let got = deliveries(&mut link(None), &[Time::from_millis(100); 6]);
         assert_eq!(got, ms(&[111, 112, 113, 114, 115, 116]));
+        // A new class's bucket is full (HTB sets its tokens to the burst): the same at
+        // time zero.
+        let mut l = link(Some(3000));
+        let got = deliveries(&mut l, &[Time::ZERO; 4]);
+        assert_eq!(got, ms(&[10, 10, 10, 11]));
+        // Busy one packet time per packet, also for those sent on credit at time zero.
+        let busy = l.busy_at(Time::from_secs(1));
+        assert_eq!(busy.0, Time::from_millis(4).0 as u128);
+        assert_eq!(busy.1, busy.0);
         // A bucket of no bytes is a pure rate limiter that releases each packet whole.
         let got = deliveries(&mut link(Some(0)), &[Time::from_millis(100); 3]);
         assert_eq!(got, ms(&[110, 111, 112]));
