@@ -57,42 +57,51 @@ _DROPS = (
 
 # (point, metric) -> reason, with the measured values (compare.py, 3 seeds)
 XFAIL = {
-    ("20m_50ms_b21_1reno", "loss_rate"): "ccsim 0.022 % vs Linux 0.044 %. "
+    ("20m_50ms_b21_1reno", "loss_rate"): "ccsim 0.024 % vs Linux 0.044 %. "
     + _DROPS.format(ccsim_dpe="1.00"),
+    ("20m_50ms_b21_1reno", "utilization"): "ccsim 0.8898 vs Linux 0.8797 ± 0.0048 (3 runs), "
+    "0.0101 apart against a 0.01 tolerance (0.8893 with a serializing bottleneck, 0.0096). One "
+    "Reno flow's fluid sawtooth at B = 0.25 BDP (β = 0.5, the RTT growing with the queue above "
+    "the BDP) gives 0.895: ccsim is 0.5 point below it, Linux 1.5. Linux's events lose 1.86 "
+    "packets where ccsim's lose one (the loss_rate xfail above) and its β reads 0.497",
     ("20m_50ms_b41_1reno", "loss_rate"): "ccsim 0.017 % vs Linux 0.031 %. "
     + _DROPS.format(ccsim_dpe="1.00"),
     ("20m_50ms_b83_1reno", "loss_rate"): "ccsim 0.009 % vs Linux 0.015 %. "
     + _DROPS.format(ccsim_dpe="1.00"),
+    ("20m_50ms_b83_1cubic", "loss_rate"): "ccsim 0.016 % vs Linux 0.023 % ± 0.008 % (3 runs); "
+    "drops per event 1.50 vs 1.80 (2.00 and 0.021 % with a serializing bottleneck, inside the "
+    "tolerance). " + _DROPS.format(ccsim_dpe="1.50"),
     ("50m_100ms_b413_1cubic", "loss_rate"): "ccsim 0.016 % vs Linux 0.025 %; drops per event "
     "7.25 vs 9.07. " + _DROPS.format(ccsim_dpe="7.25"),
-    ("20m_50ms_b21_1bbr+1cubic", "beta_mean"): "ccsim 0.625 ± 0.001 (standard error, 20 "
+    ("20m_50ms_b21_1bbr+1cubic", "beta_mean"): "ccsim 0.624 ± 0.002 (standard error, 20 "
     "seeds) vs Linux 0.651. Both truncate ssthresh (⌊0.7·cwnd⌋ of a whole-segment cwnd), "
     "which at CUBIC's 5-10 segments beside BBR lowers β by up to 0.1; applied to Linux's own "
     "cwnds at its cuts (mean 7.6 segments) the rule gives 0.648 "
     "(test_linux_cubic_beta_is_its_truncated_ssthresh). ccsim's CUBIC cuts at 6.8 segments "
-    "on average: it holds 0.053 of the link against Linux's 0.063, losing 2.6-3.0 packets "
+    "on average: it holds 0.052 of the link against Linux's 0.063, losing 2.6-3.0 packets "
     "per cut against 2.5-2.6 (docs/linux.md, items 2 and 3)",
-    ("20m_50ms_b21_1reno+1cubic", "share_cubic"): "ccsim 0.598 vs Linux 0.479 ± 0.040 (10 runs, "
+    ("20m_50ms_b21_1reno+1cubic", "share_cubic"): "ccsim 0.522 vs Linux 0.479 ± 0.040 (10 runs, "
     "0.406-0.522): phase effects of the drop-tail queue. On identical paths ccsim's share "
-    "locks into a few values per build (0.615 ± 0.018 sd over seeds 1-10); with access delays "
-    "of 0.5 +- 0.1 ms (the testbed's unevenness) it spreads to 0.501 ± 0.136 and covers "
+    "locks into a few values per build (0.598 with a serializing bottleneck); with access "
+    "delays of 0.5 +- 0.1 ms (the testbed's unevenness) it spreads widely and covers "
     "Linux's runs (test_reno_cubic_share_at_a_quarter_bdp_is_decided_by_phase)",
-    ("20m_50ms_b21_1reno+1cubic", "share_reno"): "ccsim 0.402 vs Linux 0.521 ± 0.040; "
+    ("20m_50ms_b21_1reno+1cubic", "share_reno"): "ccsim 0.478 vs Linux 0.521 ± 0.040; "
     "the share_cubic difference seen from Reno",
-    ("20m_50ms_b21_1reno+1cubic", "utilization"): "ccsim 0.965 vs Linux 0.950 ± 0.007 (10 "
+    ("20m_50ms_b21_1reno+1cubic", "utilization"): "ccsim 0.963 vs Linux 0.950 ± 0.007 (10 "
     "runs): the same phase lock as the shares; with access delays of 0.5 +- 0.1 ms ccsim reads "
-    "0.950 over seeds 1-10 (test_reno_cubic_share_at_a_quarter_bdp_is_decided_by_phase)",
-    ("20m_50ms_b248_1bbr+1cubic", "share_cubic"): "ccsim 0.587 ± 0.004 (standard error, 30 "
-    "seeds) vs Linux 0.629 ± 0.008 (10 runs, 0.592-0.666), with loss rate, epoch and β "
-    "within tolerance. The cause is not isolated (docs/linux.md, item 8)",
-    ("20m_50ms_b248_1bbr+1cubic", "share_bbr"): "ccsim 0.413 vs Linux 0.371: the share_cubic "
+    "Linux's mean over seeds 1-10 (test_reno_cubic_share_at_a_quarter_bdp_is_decided_by_phase)",
+    ("20m_50ms_b248_1bbr+1cubic", "share_cubic"): "ccsim 0.582 ± 0.004 (standard error, 30 "
+    "seeds; 0.587 with a serializing bottleneck) vs Linux 0.629 ± 0.008 (10 runs, "
+    "0.592-0.666), with loss rate, epoch and β within tolerance. The cause is not isolated "
+    "(docs/linux.md, item 8)",
+    ("20m_50ms_b248_1bbr+1cubic", "share_bbr"): "ccsim 0.418 vs Linux 0.371: the share_cubic "
     "difference seen from BBR",
-    ("50m_100ms_b1238_1bbr+1cubic", "share_cubic"): "ccsim 0.579 ± 0.004 (standard error, 20 "
-    "seeds) vs Linux 0.612 ± 0.003 (10 runs, 0.596-0.623), the 20 Mb/s point's difference "
-    "(item 8)",
-    ("50m_100ms_b1238_1bbr+1cubic", "share_bbr"): "ccsim 0.421 vs Linux 0.388: the "
+    ("50m_100ms_b1238_1bbr+1cubic", "share_cubic"): "ccsim 0.574 ± 0.005 (standard error, 20 "
+    "seeds; 0.579 with a serializing bottleneck) vs Linux 0.612 ± 0.003 (10 runs, "
+    "0.596-0.623), the 20 Mb/s point's difference (item 8)",
+    ("50m_100ms_b1238_1bbr+1cubic", "share_bbr"): "ccsim 0.426 vs Linux 0.388: the "
     "share_cubic difference seen from BBR",
-    ("50m_100ms_b103_1bbr+1cubic", "epoch_mean_s"): "ccsim 1.87 ± 0.03 (standard error, 20 "
+    ("50m_100ms_b103_1bbr+1cubic", "epoch_mean_s"): "ccsim 1.86 ± 0.03 (standard error, 20 "
     "seeds) vs Linux 1.48 ± 0.06 (3 runs), tolerance 0.37. In both, the intervals between "
     "CUBIC's cuts are whole BBR gain cycles (0.8 s): medians 1.62 and 1.60 s; ccsim's CUBIC "
     "more often outlasts a third cycle (36 % of its intervals are 2-4 s long, 15 % of "
@@ -287,3 +296,55 @@ def test_linux_bbr_leaves_in_gso_bursts():
                 f"{point}: segments in bursts of {k}: ccsim {ours.get(k, 0.0):.2f}, "
                 f"Linux {theirs.get(k, 0.0):.2f}"
             )
+
+
+def test_htb_release_lateness_replays_the_token_rule(tmp_path):
+    """The estimator behind validation/linux/htb_release.json (testbed.htb_release_lateness)
+    replays HTB's token rule over captures of the router's ingress and egress. Applied to
+    ccsim's own bottleneck, which implements that rule (`topology.shaper`), it reads zero
+    lateness for every packet; applied to a serializing bottleneck of the same rate, which
+    never sends before the rule allows but starts a packet only after the previous one has
+    left, it reads no negative lateness and at most the bucket's depth in time (the third
+    of three packets that found it full waits two packet times there). The ingress capture
+    is each sender's access link shifted by its transmission and propagation time (12 µs at
+    1 Gb/s, 0.5 ms)."""
+    import re
+    import struct
+
+    from testbed import htb_release_lateness
+
+    import ccsim
+
+    point = "20m_50ms_b21_1bbr+1cubic"
+    links = ["flow0.src_up", "flow1.src_up", "bottleneck"]
+    shaped = compare.scenario_text(point) + f"\n[output]\npcap = {links!r}\n".replace("'", '"')
+    serial = re.sub(r"^shaper = .*$", "", shaped, flags=re.M)
+    rate = float(re.search(r'bottleneck_rate = "([\d.]+)Mbps"', shaped)[1]) * 1e6
+
+    def lateness(text: str, name: str) -> list[float]:
+        run = ccsim.run(text, set={"seed": 1, "duration": "8s", "warmup": "0s"})
+        ingress = tmp_path / f"{name}_ingress.pcap"
+        shift_ns = 12_000 + 500_000
+        with open(ingress, "wb") as out:
+            for i, link in enumerate(links[:2]):
+                raw = Path(run.pcap[link]).read_bytes()
+                if i == 0:
+                    out.write(raw[:24])
+                k = 24
+                while k + 16 <= len(raw):
+                    sec, ns, incl, orig = struct.unpack("<IIII", raw[k : k + 16])
+                    t = sec * 1_000_000_000 + ns + shift_ns
+                    out.write(struct.pack("<IIII", t // 10**9, t % 10**9, incl, orig))
+                    out.write(raw[k + 16 : k + 16 + incl])
+                    k += 16 + incl
+        return htb_release_lateness(ingress, run.pcap["bottleneck"], rate, 3000, l2_bytes=0)
+
+    exact = lateness(shaped, "shaped")
+    assert len(exact) > 5000
+    worst = max(exact, key=abs)
+    assert abs(worst) < 0.01, f"shaped: a packet {worst:.3f} µs off HTB's rule"
+    wire = lateness(serial, "serial")
+    frame_us, depth_us = 1500 * 8 / rate * 1e6, 3000 * 8 / rate * 1e6
+    assert min(wire) > -0.01, f"serializing: a packet {min(wire):.3f} µs early"
+    assert frame_us - 1 < max(wire) < depth_us + 0.01, f"serializing: {max(wire):.1f} µs late"
+    assert sum(x > 1 for x in wire) > 0.01 * len(wire)

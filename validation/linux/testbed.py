@@ -212,10 +212,11 @@ def record_sysctls():
 # ---------------------------------------------------------------- one run
 
 def run_one(name, flows, rate, rtt, buf, dur, warm, interval=0.02, tail=3.0, htb_burst=None,
-            capture=None):
+            capture=None, capture_at=("r0",)):
     """flows: list of cc names, one iperf3 client per flow, all started together; htb_burst:
     the HTB class's burst and cburst in bytes (default two frames); capture: (start, seconds)
-    to record the router's ingress from the sender (r0, headers only) into r0.pcap."""
+    to record the router's interfaces *capture_at* (r0: its ingress from the sender; r1: its
+    egress after HTB), headers only, into <iface>.pcap."""
     os.makedirs(RAW, exist_ok=True)
     d = os.path.join(RAW, name)
     shutil.rmtree(d, ignore_errors=True)
@@ -251,10 +252,12 @@ def run_one(name, flows, rate, rtt, buf, dur, warm, interval=0.02, tail=3.0, htb
         if capture:
             start, secs = capture
             time.sleep(max(0.0, t0 + start - time.monotonic()))
-            cap = spawn(["timeout", str(secs + 10), "tshark", "-q", "-i", "r0", "-s", "96",
-                         "-F", "pcap", "-a", f"duration:{secs}", "-w", os.path.join(d, "r0.pcap")],
-                        ns=NS["rtr"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            cap.wait(timeout=secs + 15)
+            caps = [spawn(["timeout", str(secs + 10), "tshark", "-q", "-i", ifc, "-s", "96", "-F",
+                           "pcap", "-a", f"duration:{secs}", "-w", os.path.join(d, f"{ifc}.pcap")],
+                          ns=NS["rtr"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    for ifc in capture_at]
+            for cap in caps:
+                cap.wait(timeout=secs + 15)
         for c in cl:
             c.wait(timeout=dur + 20)
         for s in smp:
@@ -271,12 +274,9 @@ def run_one(name, flows, rate, rtt, buf, dur, warm, interval=0.02, tail=3.0, htb
 
 # ---------------------------------------------------------------- parsing
 
-def pcap_bursts(path, gap_us=60.0, t_from=0.0):
-    """Data segments of a classic pcap (Ethernet or raw IPv4; µs or ns timestamps), grouped
-    by TCP source port, into bursts: segments less than *gap_us* apart belong to one.
-    Segments before *t_from* (the trace's clock) are left out. Returns {port: {size:
-    count}}. At these rates a paced sender's segments are 0.6 ms or
-    more apart and a burst's are a few µs apart (12 µs at 1 Gb/s)."""
+def pcap_packets(path):
+    """The TCP segments of a classic pcap (Ethernet or raw IPv4; µs or ns timestamps), in
+    order: (time, source port, sequence number, IP length, payload bytes)."""
     import struct
     with open(path, "rb") as f:
         raw = f.read()
@@ -288,7 +288,6 @@ def pcap_bursts(path, gap_us=60.0, t_from=0.0):
     l2 = {1: 14, 101: 0, 228: 0}.get(link)  # Ethernet, raw IP, raw IPv4
     if l2 is None:
         raise ValueError(f"{path}: link type {link} is neither Ethernet nor raw IP")
-    last, run, out = {}, {}, {}
     i = 24
     while i + 16 <= len(raw):
         sec, sub_, incl, _ = struct.unpack("<IIII", raw[i:i + 16])
@@ -302,12 +301,20 @@ def pcap_bursts(path, gap_us=60.0, t_from=0.0):
         tcp = ip[ihl:]
         if len(tcp) < 20:
             continue
-        port = struct.unpack(">H", tcp[0:2])[0]
-        if tot - ihl - (tcp[12] >> 4) * 4 <= 0:
-            continue  # pure ACK
-        t = sec + sub_ * frac
-        if t < t_from:
-            continue
+        port, seq = struct.unpack(">H", tcp[0:2])[0], struct.unpack(">I", tcp[4:8])[0]
+        yield sec + sub_ * frac, port, seq, tot, tot - ihl - (tcp[12] >> 4) * 4
+
+
+def pcap_bursts(path, gap_us=60.0, t_from=0.0):
+    """Data segments of a classic pcap (see pcap_packets), grouped by TCP source port, into
+    bursts: segments less than *gap_us* apart belong to one. Segments before *t_from* (the
+    trace's clock) are left out. Returns {port: {size: count}}. At these rates a paced
+    sender's segments are 0.6 ms or more apart and a burst's are a few µs apart (12 µs at
+    1 Gb/s)."""
+    last, run, out = {}, {}, {}
+    for t, port, _, _, payload in pcap_packets(path):
+        if payload <= 0 or t < t_from:
+            continue  # a pure ACK
         hist = out.setdefault(port, {})
         if port in last and (t - last[port]) * 1e6 < gap_us:
             run[port] += 1
@@ -319,6 +326,37 @@ def pcap_bursts(path, gap_us=60.0, t_from=0.0):
     for port, k in run.items():
         out[port][k] = out[port].get(k, 0) + 1
     return out
+
+
+def htb_release_lateness(r0_path, r1_path, rate_bps, burst_bytes, l2_bytes=14):
+    """How late HTB releases each data frame, from the router's ingress (r0) and egress (r1)
+    captures of the same packets: HTB may send a frame once it has arrived and the class's
+    tokens are >= 0 (sch_htb.c, htb_class_mode), tokens accruing at the rate up to the
+    burst and each frame paying its L2 length (IP + 14 bytes) at the rate. Replaying the
+    egress times through that rule gives each frame's earliest release; the lateness is
+    the capture's time minus it (>= 0 up to timestamp noise). Returns the lateness in µs
+    of the frames matched in both captures (by source port and sequence number; retransmitted
+    sequence numbers are left out)."""
+    seen, dup = {}, set()
+    for t, port, seq, _, payload in pcap_packets(r0_path):
+        if payload > 0:
+            if (port, seq) in seen:
+                dup.add((port, seq))
+            seen[(port, seq)] = t
+    burst_s = burst_bytes * 8 / rate_bps
+    zero, out = None, []
+    for t, port, seq, tot, payload in pcap_packets(r1_path):
+        if payload <= 0:
+            continue
+        tx = (tot + l2_bytes) * 8 / rate_bps
+        arrived = seen.get((port, seq))
+        if zero is not None and arrived is not None and (port, seq) not in dup:
+            eligible = max(arrived, zero)
+            out.append((t - eligible) * 1e6)
+        # before the first frame the bucket is taken as full: lateness is never overstated
+        zero = (t - burst_s if zero is None else max(zero, t - burst_s)) + tx
+    return out
+
 
 def parse_samples(path):
     t, buf = None, []
@@ -708,6 +746,78 @@ def bursts(args):
         json.dump(out, f, indent=1)
 
 
+# The points whose HTB release times `htb` records (BURST_POINTS' form): one or more flows
+# keeping the bottleneck's queue busy, at both rates.
+HTB_POINTS = [
+    ("20m_50ms_b248_1bbr", ["bbr"], 20, 50, 248),
+    ("20m_50ms_b21_4cubic", ["cubic"] * 4, 20, 50, 21),
+    ("50m_100ms_b1238_1bbr", ["bbr"], 50, 100, 1238),
+    ("50m_100ms_b103_1bbr+1cubic", ["bbr", "cubic"], 50, 100, 103),
+]
+
+
+def htb_release(args):
+    """How late the bottleneck's HTB releases frames (htb_release_lateness: the router's
+    ingress and egress captured over [12, 16] s of a 20 s run), one run per HTB_POINTS entry,
+    into htb_release.json next to this script (docs/linux.md, item 2)."""
+    out = {"capture_s": list(BURST_CAPTURE), "burst_bytes": 2 * WIRE, "points": {}}
+    for point, flows, rate, rtt, buf in HTB_POINTS:
+        d = run_one(f"htb_{point}", flows, rate, rtt, buf, 20, 2, capture=BURST_CAPTURE,
+                    capture_at=("r0", "r1"))
+        late = sorted(htb_release_lateness(os.path.join(d, "r0.pcap"), os.path.join(d, "r1.pcap"),
+                                           rate * 1e6, 2 * WIRE))
+        n = len(late)
+        q = {f"p{int(p * 100)}_us": round(late[min(n - 1, int(p * n))], 1)
+             for p in (0.01, 0.1, 0.5, 0.9, 0.99)}
+        frame_us = WIRE * 8 / rate
+        out["points"][point] = {"frames": n, "mean_us": round(sum(late) / n, 1), **q,
+                                "max_us": round(late[-1], 1), "frame_time_us": round(frame_us, 1),
+                                "over_a_frame_time": sum(x > frame_us for x in late) / n}
+        print(point, out["points"][point], flush=True)
+    with open(os.path.join(HERE, "htb_release.json"), "w") as f:
+        json.dump(out, f, indent=1)
+
+
+def bbr_estimate(d, rate_mbit, warm_s):
+    """Linux's BBR estimate over the link's payload rate in a run (its trace_cwnd.csv.gz, past
+    the warm-up, outside PROBE_RTT): (median, 90th percentile) of bbr_bw_bps / payload rate."""
+    payload_bps = rate_mbit * 1e6 / (WIRE * 8) * MSS * 8
+    with gzip.open(os.path.join(d, "trace_cwnd.csv.gz"), "rt") as f:
+        xs = sorted(float(r["bbr_bw_bps"]) / payload_bps for r in csv.DictReader(f)
+                    if r["bbr_bw_bps"] and float(r["t_s"]) > warm_s and int(r["cwnd"]) > 4)
+    return xs[len(xs) // 2], xs[int(0.9 * len(xs))]
+
+
+# BBR alone at 3 BDP, the reference table's two points with their durations: (point, rate,
+# rtt, buffer, duration, warm-up).
+BBR_ALONE_POINTS = [
+    ("20m_50ms_b248_1bbr", 20, 50, 248, 45, 10),
+    ("50m_100ms_b1238_1bbr", 50, 100, 1238, 60, 15),
+]
+
+
+def bbr_alone(args):
+    """BBR alone at 3 BDP again, --reps runs per point: its standing queue and its estimate
+    over the link rate run by run (the reference table's three runs spread widely), into
+    bbr_alone_rerun.json next to this script (docs/linux.md, item 2)."""
+    out = {"points": {}}
+    for point, rate, rtt, buf, dur, warm in BBR_ALONE_POINTS:
+        runs = []
+        for rep in range(args.reps):
+            d = run_one(f"rerun_{point}_r{rep}", ["bbr"], rate, rtt, buf, dur, warm)
+            a = analyze_run(d)
+            med, p90 = bbr_estimate(d, rate, warm)
+            runs.append({"queue_mean_pkts": round(a["queue_mean_pkts"], 2),
+                         "utilization": round(a["utilization"], 4),
+                         "bw_over_link_p50": round(med, 4), "bw_over_link_p90": round(p90, 4),
+                         "nfq_mean_late_us": a["nfq_mean_late_us"],
+                         "nfq_late_over_1ms": a["nfq_late_over_1ms"]})
+            print(point, rep, runs[-1], flush=True)
+        out["points"][point] = {"dur_s": dur, "warm_s": warm, "runs": runs}
+    with open(os.path.join(HERE, "bbr_alone_rerun.json"), "w") as f:
+        json.dump(out, f, indent=1)
+
+
 def campaign(args):
     pts = plan(args.plan)
     deadline = time.time() + args.budget_s if args.budget_s else None
@@ -834,6 +944,8 @@ def scenario_toml(a):
         'access_delay = "0.5ms"',
         f'buffer = "{a["buf_pkts"]}pkt"',
         'queue = "droptail"',
+        f'shaper = {{ burst = "{2 * (WIRE - 14)}B" }}   # HTB burst {2 * WIRE} of {WIRE}-byte '
+        "frames",
         "",
         "[tcp]",
         'profile = "linux"',
@@ -893,6 +1005,9 @@ def main():
     r.add_argument("--capture", type=float, nargs=2, metavar=("START", "SECONDS"), default=None,
                    help="record the router's ingress (tshark on r0) from START s for SECONDS s and "
                         "print each flow's burst sizes (segments < 60 us apart)")
+    r.add_argument("--capture-at", default="r0",
+                   help="comma-separated router interfaces --capture records (r0: ingress; r1: "
+                        "egress after HTB); with r1 too, also print HTB's release lateness")
     c = sub.add_parser("campaign")
     c.add_argument("--plan", default="A")
     c.add_argument("--reps", type=int, default=3)
@@ -900,6 +1015,9 @@ def main():
     sub.add_parser("analyze")
     sub.add_parser("table")
     sub.add_parser("bursts", help="record the senders' burst sizes (bursts.json)")
+    sub.add_parser("htb", help="record how late HTB releases frames (htb_release.json)")
+    b = sub.add_parser("bbr-alone", help="BBR alone at 3 BDP again (bbr_alone_rerun.json)")
+    b.add_argument("--reps", type=int, default=3)
     args = ap.parse_args()
     if args.cmd == "analyze":  # reads raw/ only: never touches namespaces
         return analyze(args)
@@ -920,14 +1038,26 @@ def main():
             verify(args)
         elif args.cmd == "run":
             d = run_one(args.name, args.cc.split(",") * args.flows, args.rate, args.rtt, args.buf,
-                        args.dur, args.warm, htb_burst=args.htb_burst, capture=args.capture)
+                        args.dur, args.warm, htb_burst=args.htb_burst, capture=args.capture,
+                        capture_at=tuple(args.capture_at.split(",")))
             print(json.dumps(analyze_run(d), indent=1))
-            if args.capture:
+            if args.capture and "r0" in args.capture_at.split(","):
                 print(json.dumps(capture_bursts(d), indent=1))
+            if args.capture and {"r0", "r1"} <= set(args.capture_at.split(",")):
+                late = sorted(htb_release_lateness(
+                    os.path.join(d, "r0.pcap"), os.path.join(d, "r1.pcap"), args.rate * 1e6,
+                    args.htb_burst or 2 * WIRE))
+                print(f"HTB release lateness (us): mean {sum(late) / len(late):.1f}, median "
+                      f"{late[len(late) // 2]:.1f}, p99 {late[int(0.99 * len(late))]:.1f}, "
+                      f"max {late[-1]:.1f}")
         elif args.cmd == "campaign":
             campaign(args)
         elif args.cmd == "bursts":
             bursts(args)
+        elif args.cmd == "htb":
+            htb_release(args)
+        elif args.cmd == "bbr-alone":
+            bbr_alone(args)
     finally:
         teardown()
 
