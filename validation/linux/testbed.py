@@ -334,9 +334,13 @@ def htb_release_lateness(r0_path, r1_path, rate_bps, burst_bytes, l2_bytes=14):
     tokens are >= 0 (sch_htb.c, htb_class_mode), tokens accruing at the rate up to the
     burst and each frame paying its L2 length (IP + 14 bytes) at the rate. Replaying the
     egress times through that rule gives each frame's earliest release; the lateness is
-    the capture's time minus it (>= 0 up to timestamp noise). Returns the lateness in µs
-    of the frames matched in both captures (by source port and sequence number; retransmitted
-    sequence numbers are left out)."""
+    the capture's time minus it (>= 0 up to timestamp noise). HTB's tokens are known after
+    a gap between releases long enough to fill the bucket (the burst plus the last frame's
+    time): the replay starts at the first such gap, frames before it left out, and takes
+    the bucket as full after every later one. A capture without such a gap (one long
+    backlog) is replayed from its first frame, taken as released when its tokens reached
+    zero. Returns the lateness in µs of the frames matched in both captures (by source port
+    and sequence number; retransmitted sequence numbers are left out)."""
     seen, dup = {}, set()
     for t, port, seq, _, payload in pcap_packets(r0_path):
         if payload > 0:
@@ -344,18 +348,37 @@ def htb_release_lateness(r0_path, r1_path, rate_bps, burst_bytes, l2_bytes=14):
                 dup.add((port, seq))
             seen[(port, seq)] = t
     burst_s = burst_bytes * 8 / rate_bps
+    frames = [(t, port, seq, (tot + l2_bytes) * 8 / rate_bps)
+              for t, port, seq, tot, payload in pcap_packets(r1_path) if payload > 0]
+    full = [k for k in range(1, len(frames))
+            if frames[k][0] - frames[k - 1][0] >= burst_s + frames[k - 1][3]]
+    first = full[0] if full else 0
     zero, out = None, []
-    for t, port, seq, tot, payload in pcap_packets(r1_path):
-        if payload <= 0:
-            continue
-        tx = (tot + l2_bytes) * 8 / rate_bps
+    for k in range(first, len(frames)):
+        t, port, seq, tx = frames[k]
+        if k > first and frames[k][0] - frames[k - 1][0] >= burst_s + frames[k - 1][3]:
+            zero = t - burst_s  # the bucket has been full since before t
+        elif k == first:
+            zero = t - burst_s if full else None
         arrived = seen.get((port, seq))
         if zero is not None and arrived is not None and (port, seq) not in dup:
-            eligible = max(arrived, zero)
-            out.append((t - eligible) * 1e6)
-        # before the first frame the bucket is taken as full: lateness is never overstated
-        zero = (t - burst_s if zero is None else max(zero, t - burst_s)) + tx
+            out.append((t - max(arrived, zero)) * 1e6)
+        zero = (t if zero is None else max(zero, t - burst_s)) + tx
     return out
+
+
+def htb_release_stats(d, rate_mbit, burst_bytes):
+    """Percentiles of htb_release_lateness over a run's r0.pcap and r1.pcap."""
+    late = sorted(htb_release_lateness(os.path.join(d, "r0.pcap"), os.path.join(d, "r1.pcap"),
+                                       rate_mbit * 1e6, burst_bytes))
+    n = len(late)
+    q = {f"p{int(p * 100)}_us": round(late[min(n - 1, int(p * n))], 1)
+         for p in (0.01, 0.1, 0.5, 0.9, 0.99)}
+    frame_us = WIRE * 8 / rate_mbit
+    return {"frames": n, "mean_us": round(sum(late) / n, 1), **q, "max_us": round(late[-1], 1),
+            "frame_time_us": round(frame_us, 1),
+            "over_a_frame_time": round(sum(x > frame_us for x in late) / n, 4),
+            "early_over_20us": round(sum(x < -20 for x in late) / n, 4)}
 
 
 def parse_samples(path):
@@ -764,15 +787,7 @@ def htb_release(args):
     for point, flows, rate, rtt, buf in HTB_POINTS:
         d = run_one(f"htb_{point}", flows, rate, rtt, buf, 20, 2, capture=BURST_CAPTURE,
                     capture_at=("r0", "r1"))
-        late = sorted(htb_release_lateness(os.path.join(d, "r0.pcap"), os.path.join(d, "r1.pcap"),
-                                           rate * 1e6, 2 * WIRE))
-        n = len(late)
-        q = {f"p{int(p * 100)}_us": round(late[min(n - 1, int(p * n))], 1)
-             for p in (0.01, 0.1, 0.5, 0.9, 0.99)}
-        frame_us = WIRE * 8 / rate
-        out["points"][point] = {"frames": n, "mean_us": round(sum(late) / n, 1), **q,
-                                "max_us": round(late[-1], 1), "frame_time_us": round(frame_us, 1),
-                                "over_a_frame_time": sum(x > frame_us for x in late) / n}
+        out["points"][point] = htb_release_stats(d, rate, 2 * WIRE)
         print(point, out["points"][point], flush=True)
     with open(os.path.join(HERE, "htb_release.json"), "w") as f:
         json.dump(out, f, indent=1)
@@ -1044,12 +1059,8 @@ def main():
             if args.capture and "r0" in args.capture_at.split(","):
                 print(json.dumps(capture_bursts(d), indent=1))
             if args.capture and {"r0", "r1"} <= set(args.capture_at.split(",")):
-                late = sorted(htb_release_lateness(
-                    os.path.join(d, "r0.pcap"), os.path.join(d, "r1.pcap"), args.rate * 1e6,
-                    args.htb_burst or 2 * WIRE))
-                print(f"HTB release lateness (us): mean {sum(late) / len(late):.1f}, median "
-                      f"{late[len(late) // 2]:.1f}, p99 {late[int(0.99 * len(late))]:.1f}, "
-                      f"max {late[-1]:.1f}")
+                print("HTB release lateness:", json.dumps(
+                    htb_release_stats(d, args.rate, args.htb_burst or 2 * WIRE)))
         elif args.cmd == "campaign":
             campaign(args)
         elif args.cmd == "bursts":
