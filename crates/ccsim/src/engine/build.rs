@@ -34,7 +34,9 @@ impl World {
             );
             link.loss = lp.loss;
             link.trace = lp.trace.clone();
-            link.shaper_burst = lp.shaper_burst;
+            link.shaper = lp
+                .shaper_burst
+                .map(|b| Box::new(crate::net::link::TokenBucket::new(b)));
             link.update_slow();
             if lp.monitor {
                 link.monitor = true;

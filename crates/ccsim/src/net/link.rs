@@ -94,16 +94,32 @@ pub struct Link {
     /// The delay was cut while packets propagated: keep the pipe in order.
     delay_cut: bool,
     /// `start_tx` takes the slow path: wire loss, a trace, a shaper or a delay cut
-    /// (`update_slow` after changing `loss`, `trace` or `shaper_burst`).
+    /// (`update_slow` after changing `loss`, `trace` or `shaper`).
     slow: bool,
-    /// A token-bucket shaper of this depth in bytes replaces the transmitter (Linux's
-    /// HTB with rate = ceil = `rate`, burst = cburst): see `shape`.
-    pub shaper_burst: Option<u64>,
-    /// The bucket's tokens, in ps of transmission at `rate` (negative while the last
-    /// packet is unpaid), as of `tb_at`; `None` until the first packet: a new class's
-    /// bucket is full (sch_htb.c, `htb_change_class`: tokens = buffer).
-    tb_tokens: Option<i64>,
-    tb_at: Time,
+    /// A token bucket replaces the transmitter (boxed: a plain link keeps its size).
+    pub shaper: Option<Box<TokenBucket>>,
+}
+
+/// Linux's HTB with rate = ceil = the link's rate and burst = cburst: see `Link::shape`.
+#[derive(Clone, Debug)]
+pub struct TokenBucket {
+    /// Depth in bytes (HTB's burst).
+    pub burst: u64,
+    /// Tokens in ps of transmission at the rate (negative while the last packet is
+    /// unpaid), as of `at`; `None` until the first packet: a new class's bucket is full
+    /// (sch_htb.c, `htb_change_class`: tokens = buffer).
+    tokens: Option<i64>,
+    at: Time,
+}
+
+impl TokenBucket {
+    pub fn new(burst: u64) -> Self {
+        TokenBucket {
+            burst,
+            tokens: None,
+            at: Time::ZERO,
+        }
+    }
 }
 
 impl Link {
@@ -147,9 +163,7 @@ impl Link {
             epoch_busy: (0, 0),
             delay_cut: false,
             slow: false,
-            shaper_burst: None,
-            tb_tokens: None,
-            tb_at: Time::ZERO,
+            shaper: None,
         }
     }
 
@@ -305,16 +319,13 @@ impl Link {
         self.cur_is_data = pkt.kind != PktKind::Ack;
         // Serialized, the packet is delivered when its last bit leaves; shaped, when
         // the bucket releases it.
-        let out = match self.shaper_burst {
-            None => {
-                self.cur_start = now;
-                self.busy_until = now + tx;
-                self.busy_until
-            }
-            Some(burst) => {
-                self.shape(now, tx, burst);
-                now
-            }
+        let out = if self.shaper.is_some() {
+            self.shape(now, tx);
+            now
+        } else {
+            self.cur_start = now;
+            self.busy_until = now + tx;
+            self.busy_until
         };
         self.c.tx_pkts += 1;
         self.c.tx_bytes += pkt.size as u64;
@@ -344,15 +355,19 @@ impl Link {
     /// back to zero: after an idle period a burst of B bytes goes back to back, plus
     /// one packet. The transmitter is `busy` for `tx` per packet, so utilization is
     /// still the bytes sent over the capacity.
-    fn shape(&mut self, now: Time, tx: Time, burst: u64) {
-        let depth = self.rate.tx_time(burst).0 as i64;
-        let accrued = (now - self.tb_at).0 as i64;
-        let tokens = self
-            .tb_tokens
+    fn shape(&mut self, now: Time, tx: Time) {
+        let rate = self.rate;
+        let Some(tb) = self.shaper.as_mut() else {
+            return;
+        };
+        let depth = rate.tx_time(tb.burst).0 as i64;
+        let accrued = (now - tb.at).0 as i64;
+        let tokens = tb
+            .tokens
             .map_or(depth, |t| t.saturating_add(accrued).min(depth))
             - tx.0 as i64;
-        self.tb_tokens = Some(tokens);
-        self.tb_at = now;
+        tb.tokens = Some(tokens);
+        tb.at = now;
         self.busy_until = now + Time(tokens.min(0).unsigned_abs());
         // Busy for tx, the interval ending when the tokens are paid; in the run's first
         // packet time that interval would start before time zero: its part before zero
@@ -365,13 +380,11 @@ impl Link {
         }
     }
 
-    /// Recompute the slow-path flag after changing `loss`, `trace`, `shaper_burst` or
-    /// the delay.
+    /// Recompute the slow-path flag after changing `loss`, `trace`, `shaper` or the
+    /// delay.
     pub fn update_slow(&mut self) {
-        self.slow = self.loss > 0.0
-            || self.trace.is_some()
-            || self.delay_cut
-            || self.shaper_burst.is_some();
+        self.slow =
+            self.loss > 0.0 || self.trace.is_some() || self.delay_cut || self.shaper.is_some();
     }
 
     /// A packet reaches the link's input at `now` (the transmitter was freed first if
@@ -526,7 +539,7 @@ mod tests {
             Box::new(DropTail::new(Limit::Packets(10_000))),
             crate::random::stream(1, "loss"),
         );
-        l.shaper_burst = burst;
+        l.shaper = burst.map(|b| Box::new(TokenBucket::new(b)));
         l.update_slow();
         l
     }
