@@ -833,6 +833,36 @@ def bbr_alone(args):
         json.dump(out, f, indent=1)
 
 
+def rerun(args):
+    """More runs of committed points (summary.csv's parameters), --reps each, on this machine
+    and day: every run's metrics (analyze_run's, and BBR's estimate over the link rate where a
+    BBR flow runs alone) into --out next to this script, beside the reference's own runs."""
+    ref = {r["point"]: r for r in csv.DictReader(open(os.path.join(HERE, "summary.csv")))}
+    out = {"points": {}}
+    for point in args.points:
+        if point not in ref:
+            sys.exit(f"rerun: no point {point!r} in summary.csv")
+        r = ref[point]
+        rate, rtt, buf = float(r["rate_mbit"]), float(r["rtt_ms"]), int(r["buf_pkts"])
+        dur, warm = int(float(r["dur_s"])), int(float(r["warm_s"]))
+        flows = r["ccsim_flows"].split()
+        runs = []
+        for rep in range(args.reps):
+            d = run_one(f"rerun_{point}_r{rep}", flows, rate, rtt, buf, dur, warm)
+            a = analyze_run(d)
+            keep = {k: a[k] for k in ("utilization", "loss_rate", "drops_per_event",
+                                      "queue_mean_pkts", "epoch_mean_s", "beta_mean", "jain",
+                                      "nfq_mean_late_us", "nfq_late_over_1ms")}
+            keep.update({k: v for k, v in a.items() if k.startswith("share_") and v != ""})
+            if flows == ["bbr"]:
+                keep["bw_over_link_p50"], keep["bw_over_link_p90"] = bbr_estimate(d, rate, warm)
+            runs.append(keep)
+            print(point, rep, keep, flush=True)
+        out["points"][point] = {"dur_s": dur, "warm_s": warm, "runs": runs}
+    with open(os.path.join(HERE, args.out), "w") as f:
+        json.dump(out, f, indent=1)
+
+
 def campaign(args):
     pts = plan(args.plan)
     deadline = time.time() + args.budget_s if args.budget_s else None
@@ -1033,6 +1063,10 @@ def main():
     sub.add_parser("htb", help="record how late HTB releases frames (htb_release.json)")
     b = sub.add_parser("bbr-alone", help="BBR alone at 3 BDP again (bbr_alone_rerun.json)")
     b.add_argument("--reps", type=int, default=3)
+    rr = sub.add_parser("rerun", help="more runs of committed points, into a JSON file")
+    rr.add_argument("points", nargs="+")
+    rr.add_argument("--reps", type=int, default=5)
+    rr.add_argument("--out", required=True, help="file name next to this script")
     args = ap.parse_args()
     if args.cmd == "analyze":  # reads raw/ only: never touches namespaces
         return analyze(args)
@@ -1069,6 +1103,8 @@ def main():
             htb_release(args)
         elif args.cmd == "bbr-alone":
             bbr_alone(args)
+        elif args.cmd == "rerun":
+            rerun(args)
     finally:
         teardown()
 
