@@ -42,11 +42,11 @@ XFAIL_UNEVEN: dict[tuple[str, str], str] = {
     "exit_ack_increase; fast retransmits per flow 19.5 vs ns-3's 19.7, timeouts 0.20 vs 0.20 "
     "over seeds 1-5), which took it from 0.756. Tried and ruled out (a throwaway build, all "
     "30 seeds): TcpCubic's CubicDelta, delay samples skipped for 10 ms after an epoch starts "
-    "instead of Linux's 1 s (0.776; exact paths 0.940 against ns-3's 0.971), and its "
-    "CubicReset on a timeout keeping m_lastMaxCwnd where Linux forgets W_max (0.790; exact "
-    "0.941); both within the seeds' noise. Untested: at most one segment per IncreaseWindow "
-    "call (binds on the ACK that ends recovery, whose whole window exit_ack_increase "
-    "counts). Not isolated",
+    "instead of Linux's 1 s (0.776; exact paths 0.940 against ns-3's 0.971), and CubicReset "
+    "on a timeout keeping m_lastMaxCwnd, as a 2024 ns-3 tree has it, where Linux forgets "
+    "W_max (0.790; exact 0.941); both within the seeds' noise. Untested: at most one "
+    "segment per IncreaseWindow call (binds on the ACK that ends recovery, whose whole "
+    "window exit_ack_increase counts). Not isolated",
 }
 # Points run with 30 seeds in runs_uneven.csv (10 elsewhere): ccsim once differed there,
 # and 30 seeds tell a difference of 0.03 from noise.
