@@ -650,3 +650,39 @@ nodes = ["a", "b"]
     );
     assert!(e.starts_with("topology.links[0].reverse_shaper"), "{e}");
 }
+
+#[test]
+fn a_graph_link_takes_a_shaper_per_direction() {
+    // Two nodes, one duplex 10 Mb/s link of 20 ms: shaping the forward direction removes
+    // the data packet's serialization from the unloaded RTT, shaping the reverse one the
+    // ACK's as well.
+    let rtt = |shapers: &str| {
+        let o = must_run(&format!(
+            r#"
+duration = "10s"
+warmup = "1s"
+[tcp]
+profile = "ns2"
+delayed_ack = false
+rwnd = "1pkt"
+[topology]
+kind = "graph"
+buffer = "100pkt"
+nodes = ["a", "b"]
+links = [{{ from = "a", to = "b", rate = "10Mbps", delay = "20ms"{shapers} }}]
+[[flows]]
+src = "a"
+dst = "b"
+cc = "reno"
+"#
+        ));
+        col(&o, "rtt_min_s")[0]
+    };
+    let (data, ack) = (1500.0 * 8.0 / 10e6, 40.0 * 8.0 / 10e6);
+    let none = rtt("");
+    assert!((none - (0.040 + data + ack)).abs() < 1e-9, "{none}");
+    let fwd = rtt(r#", shaper = { burst = "3000B" }"#);
+    assert!((fwd - (0.040 + ack)).abs() < 1e-9, "{fwd}");
+    let both = rtt(r#", shaper = { burst = "3000B" }, reverse_shaper = { burst = "0B" }"#);
+    assert!((both - 0.040).abs() < 1e-9, "{both}");
+}
