@@ -21,12 +21,10 @@ fn col(o: &Output, name: &str) -> Vec<f64> {
     }
 }
 
-#[test]
-fn a_lone_segment_at_a_time_sees_the_unloaded_rtt() {
-    // rwnd = 1 segment: every segment crosses an idle path, so every RTT sample is
-    // R = 2·(access + bottleneck + access delays) + one data packet's serialization
-    // on each forward link + one ACK's on each reverse link.
-    let o = must_run(
+/// One Reno flow that may have one segment in flight (rwnd 1), across a 10 Mb/s
+/// bottleneck of 20 ms with 100 Mb/s access links of 5 ms; `topology` adds fields.
+fn lone_segment(topology: &str) -> String {
+    format!(
         r#"
 duration = "20s"
 warmup = "2s"
@@ -41,10 +39,19 @@ bottleneck_delay = "20ms"
 access_rate = "100Mbps"
 access_delay = "5ms"
 buffer = "100pkt"
+{topology}
 [[flows]]
 cc = "reno"
-"#,
-    );
+"#
+    )
+}
+
+#[test]
+fn a_lone_segment_at_a_time_sees_the_unloaded_rtt() {
+    // rwnd = 1 segment: every segment crosses an idle path, so every RTT sample is
+    // R = 2·(access + bottleneck + access delays) + one data packet's serialization
+    // on each forward link + one ACK's on each reverse link.
+    let o = must_run(&lone_segment(""));
     let (data, ack) = (1500.0 * 8.0, 40.0 * 8.0);
     let ser = |bits: f64| 2.0 * bits / 100e6 + bits / 10e6;
     let r = 2.0 * (0.005 + 0.020 + 0.005) + ser(data) + ser(ack);
@@ -57,15 +64,12 @@ cc = "reno"
     }
 }
 
-#[test]
-fn queueing_delay_percentiles_match_mm1() {
-    // Poisson packets of exponential size through FIFO: M/M/1 with μ = 1250/s
-    // (10 Mb/s, mean 1000 B), ρ = 0.8. The waiting time has P(Wq > t) = ρ·e^{−μ(1−ρ)t},
-    // so its q-quantile (q > 1 − ρ) is ln(ρ/(1 − q)) / (μ(1 − ρ)).
-    let rho: f64 = 0.8;
-    let o = must_run(&format!(
+/// Poisson packets of `size` at `load` through a 10 Mb/s bottleneck with an unbounded
+/// buffer (warm-up 20 s); `topology` adds fields.
+fn poisson_fifo(duration: &str, topology: &str, load: f64, size: &str) -> String {
+    format!(
         r#"
-duration = "1000s"
+duration = "{duration}"
 warmup = "20s"
 [tcp]
 profile = "ns2"
@@ -74,10 +78,25 @@ kind = "dumbbell"
 bottleneck_rate = "10Mbps"
 bottleneck_delay = "1ms"
 buffer = "100000pkt"
+{topology}
 [[poisson]]
-load = {rho}
-size = {{ exponential = "1000B" }}
+load = {load}
+size = {size}
 "#
+    )
+}
+
+#[test]
+fn queueing_delay_percentiles_match_mm1() {
+    // Poisson packets of exponential size through FIFO: M/M/1 with μ = 1250/s
+    // (10 Mb/s, mean 1000 B), ρ = 0.8. The waiting time has P(Wq > t) = ρ·e^{−μ(1−ρ)t},
+    // so its q-quantile (q > 1 − ρ) is ln(ρ/(1 − q)) / (μ(1 − ρ)).
+    let rho: f64 = 0.8;
+    let o = must_run(&poisson_fifo(
+        "1000s",
+        "",
+        rho,
+        r#"{ exponential = "1000B" }"#,
     ));
     let bn = &o.summary["links"]["bottleneck"];
     let mu = 1250.0;
@@ -518,26 +537,7 @@ fn a_shaped_bottleneck_releases_each_packet_whole() {
     // token bucket in place of the forward bottleneck's transmitter: the data packet
     // leaves the bucket whole, so the unloaded RTT loses exactly its serialization
     // there (the ACK's reverse link still serializes).
-    let o = must_run(
-        r#"
-duration = "20s"
-warmup = "2s"
-[tcp]
-profile = "ns2"
-delayed_ack = false
-rwnd = "1pkt"
-[topology]
-kind = "dumbbell"
-bottleneck_rate = "10Mbps"
-bottleneck_delay = "20ms"
-access_rate = "100Mbps"
-access_delay = "5ms"
-buffer = "100pkt"
-shaper = { burst = "3000B" }
-[[flows]]
-cc = "reno"
-"#,
-    );
+    let o = must_run(&lone_segment(r#"shaper = { burst = "3000B" }"#));
     let (data, ack) = (1500.0 * 8.0, 40.0 * 8.0);
     let r = 2.0 * (0.005 + 0.020 + 0.005) + 2.0 * data / 100e6 + (2.0 * ack / 100e6 + ack / 10e6);
     let min = col(&o, "rtt_min_s")[0];
@@ -551,25 +551,7 @@ fn a_shaper_without_burst_queues_as_m_d_1() {
     // recursion as a serializing FIFO's start times, so the wait is M/D/1's,
     // Pollaczek-Khinchine's ρD / (2(1 − ρ)) on average. A bucket of two packets lets
     // packets that find it full skip that wait: less waiting, the same throughput.
-    let run_with = |shaper: &str| {
-        must_run(&format!(
-            r#"
-duration = "400s"
-warmup = "10s"
-[tcp]
-profile = "ns2"
-[topology]
-kind = "dumbbell"
-bottleneck_rate = "10Mbps"
-bottleneck_delay = "1ms"
-buffer = "100000pkt"
-{shaper}
-[[poisson]]
-load = 0.8
-size = "1500B"
-"#
-        ))
-    };
+    let run_with = |shaper: &str| must_run(&poisson_fifo("400s", shaper, 0.8, r#""1500B""#));
     let (rho, d) = (0.8, 1500.0 * 8.0 / 10e6);
     let expect = rho * d / (2.0 * (1.0 - rho));
     let mean = |o: &Output| {
@@ -583,7 +565,7 @@ size = "1500B"
             .unwrap()
     };
     let flat = run_with("shaper = { burst = \"0B\" }");
-    // About 260 k waits with a relaxation time of ~25 D: a few percent of sampling error.
+    // About 250 k waits with a relaxation time of ~25 D: a few percent of sampling error.
     assert!(
         (mean(&flat) - expect).abs() / expect < 0.05,
         "mean wait {}, M/D/1 {expect}",
