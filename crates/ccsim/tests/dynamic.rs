@@ -617,6 +617,18 @@ buffer = "bdp"
         &["engine=\"fluid\"".into()],
     );
     assert!(e.contains("topology.shaper"), "{e}");
+    let traced = base.replace(
+        "bottleneck_rate = \"10Mbps\"",
+        "bottleneck_rate = { trace = \"cell.mahimahi\" }",
+    );
+    let e = err(
+        format!("{traced}shaper = {{ burst = \"3000B\" }}\n{flows}"),
+        &[],
+    );
+    assert!(
+        e.starts_with("topology.shaper: a shaper needs a constant"),
+        "{e}"
+    );
     let graph = r#"
 duration = "10s"
 [topology]

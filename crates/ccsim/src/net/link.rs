@@ -360,8 +360,8 @@ impl Link {
         let Some(tb) = self.shaper.as_mut() else {
             return;
         };
-        let depth = rate.tx_time(tb.burst).0 as i64;
-        let accrued = (now - tb.at).0 as i64;
+        let depth = i64::try_from(rate.tx_time(tb.burst).0).unwrap_or(i64::MAX);
+        let accrued = i64::try_from((now - tb.at).0).unwrap_or(i64::MAX);
         let tokens = tb
             .tokens
             .map_or(depth, |t| t.saturating_add(accrued).min(depth))

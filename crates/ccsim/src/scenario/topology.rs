@@ -60,7 +60,8 @@ pub struct Topology {
     #[serde(default)]
     pub reverse_loss: f64,
     /// A token-bucket shaper in place of the forward bottleneck's (every forward
-    /// middle link's) transmitter, as a Linux HTB class (docs/scenarios.md#shaper).
+    /// middle link's) transmitter, as a Linux HTB class (docs/scenarios.md,
+    /// "Token-bucket shapers").
     pub shaper: Option<ShaperSpec>,
     /// Parking lot: the number k of middle links in the chain (routers r0..rk).
     pub middle_links: Option<u32>,
@@ -151,7 +152,7 @@ pub struct ShaperSpec {
 }
 
 impl ShaperSpec {
-    /// Bytes of the bucket; `check` has made them positive.
+    /// Bytes of the bucket (0: a pure rate limiter of whole packets).
     pub fn burst_bytes(self) -> u64 {
         self.burst.0
     }
