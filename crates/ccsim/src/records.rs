@@ -100,6 +100,9 @@ pub struct LinkRecord {
     pub name: String,
     pub rate_bps: f64,
     pub delay_s: f64,
+    /// A token bucket releases the packets whole (`topology.shaper`): no
+    /// serialization time on this link.
+    pub shaped: bool,
     /// Reported in the summary and the series.
     pub monitored: bool,
     /// The buffer limit, as resolved (`"42pkt"`, `"64000B"`).

@@ -61,6 +61,24 @@ fn lone_flow_normalized_latency_is_one() {
     }
 }
 
+/// The same on a bottleneck shaped by a token bucket (`topology.shaper`): the ideal
+/// knows that the shaped link releases packets without serializing them, so the
+/// normalized latency is still 1 within 1 % (with the serializing ideal it would read
+/// low by up to a packet time per round).
+#[test]
+fn lone_flow_normalized_latency_is_one_through_a_shaper() {
+    for size in ["1pkt", "10pkt", "40pkt", "300pkt", "2000pkt"] {
+        let text = lone_flow(size).replace(
+            "buffer = \"2000pkt\"",
+            "buffer = \"2000pkt\"\nshaper = { burst = \"0B\" }",
+        );
+        assert!(text.contains("shaper"));
+        let o = must_run(&text);
+        let lat = col_f64(&o, "normalized_latency")[0];
+        assert!((lat - 1.0).abs() < 0.01, "{size}: normalized latency {lat}");
+    }
+}
+
 /// The ideal of a 2000-packet flow is dominated by 2000 packets at the line rate:
 /// 2000·1500·8 / 10 Mb/s = 2.4 s plus a handful of slow-start rounds.
 #[test]

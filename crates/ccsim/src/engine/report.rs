@@ -84,6 +84,7 @@ impl World {
             name: l.name.clone(),
             rate_bps: l.rate.as_f64(),
             delay_s: l.delay.as_secs_f64(),
+            shaped: l.shaper.is_some(),
             monitored: false,
             buffer: self.buffers[li].clone(),
             sync_gap: self.groupers[li].as_ref().map_or(Time::ZERO, |g| g.gap()),

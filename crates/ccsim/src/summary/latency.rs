@@ -3,8 +3,17 @@
 //! that limits it.
 
 use crate::metrics::latency::{ideal_latency, segments, IdealPath};
-use crate::records::{FlowRecord, Records};
+use crate::records::{FlowRecord, LinkRecord, Records};
 use crate::units::Time;
+
+/// Time to put `bits` on `link`: none where a token bucket releases packets whole.
+fn tx_time(link: &LinkRecord, bits: f64) -> f64 {
+    if link.shaped {
+        0.0
+    } else {
+        bits / link.rate_bps
+    }
+}
 
 /// The path of flow `f` with the fair rate `rate` set at hop `hop` of its data route.
 fn ideal_of(rec: &Records, f: &FlowRecord, size: u64, rate: f64, hop: usize) -> f64 {
@@ -14,15 +23,18 @@ fn ideal_of(rec: &Records, f: &FlowRecord, size: u64, rate: f64, hop: usize) -> 
     let (mut rtt, mut one_way) = (0.0, 0.0);
     for &l in data {
         let link = &rec.links[l as usize];
-        let tx = pkt_bits / link.rate_bps;
+        let tx = tx_time(link, pkt_bits);
         rtt += link.delay_s + tx;
         one_way += link.delay_s + tx;
     }
     for &l in &rec.paths[f.ack_path as usize] {
         let link = &rec.links[l as usize];
-        rtt += link.delay_s + ack_bits / link.rate_bps;
+        rtt += link.delay_s + tx_time(link, ack_bits);
     }
-    // The fair-share link's serialization is in the spacing, not in D.
+    // The fair-share link's serialization is in the spacing, not in D. A shaped one
+    // adds none to D but releases its first packet at once: the spacing counts one
+    // packet time too many there (a bucket's burst, a few packets on credit after
+    // idle, is not in the ideal).
     let Some(&l) = data.get(hop) else {
         return f64::NAN;
     };

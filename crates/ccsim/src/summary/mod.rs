@@ -522,6 +522,7 @@ mod tests {
             name: "bottleneck".into(),
             rate_bps: 10e6,
             delay_s: 0.01,
+            shaped: false,
             monitored: true,
             buffer: "20pkt".into(),
             sync_gap: s(0.1),
