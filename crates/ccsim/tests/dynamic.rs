@@ -403,19 +403,20 @@ rtt = "60ms"
     );
 }
 
-#[test]
-fn event_errors_name_the_field() {
-    let base = r#"
+/// A 10 s run on a 10 Mb/s, 10 ms dumbbell with a BDP buffer, no flows yet: the base
+/// of the error tests.
+const SMALL_DUMBBELL: &str = r#"
 duration = "10s"
 [topology]
 kind = "dumbbell"
 bottleneck_rate = "10Mbps"
 bottleneck_delay = "10ms"
 buffer = "bdp"
-[[flows]]
-name = "a"
-cc = "reno"
 "#;
+
+#[test]
+fn event_errors_name_the_field() {
+    let base = format!("{SMALL_DUMBBELL}[[flows]]\nname = \"a\"\ncc = \"reno\"\n");
     let bad = |events: &str, path: &str| {
         let e = run(&format!("{base}{events}"), &[])
             .unwrap_err()
@@ -592,14 +593,7 @@ fn a_shaper_without_burst_queues_as_m_d_1() {
 
 #[test]
 fn shaper_errors_name_the_field() {
-    let base = r#"
-duration = "10s"
-[topology]
-kind = "dumbbell"
-bottleneck_rate = "10Mbps"
-bottleneck_delay = "10ms"
-buffer = "bdp"
-"#;
+    let base = SMALL_DUMBBELL;
     let flows = "[[flows]]\ncc = \"reno\"\n";
     let err = |text: String, set: &[String]| run(&text, set).unwrap_err().to_string();
     let e = err(
