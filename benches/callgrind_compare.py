@@ -7,9 +7,10 @@ OLD_BIN and NEW_BIN are `run_scenario` examples built from the two commits
 (`cargo build --release --example run_scenario -p ccsim`, fat LTO as the wheel).
 Every configuration of `ccsim.bench` (and the fluid one) is written at `--scale` of its
 duration to a temporary directory and run once under each build; the table gives the
-instruction counts and their ratio. The benches pin `profile = "ns2"`; `--profile linux`
-runs them under another TCP profile instead (both builds must know profiles: pass
-`--old-drops ""`).
+instruction counts, their ratio, and the ratio per simulated event (for builds whose runs
+differ in behaviour, as a changed TCP profile's do). The benches pin `profile = "ns2"`;
+`--profile linux` runs them under another TCP profile instead (both builds must know
+profiles: pass `--old-drops ""`).
 
 Why instructions: on a shared or virtual machine wall clock varies by tens of per cent
 between identical runs, while callgrind's count repeats exactly for the same binary and
@@ -28,7 +29,10 @@ from pathlib import Path
 from ccsim.bench import CONFIGS, FLUID_SINGLE_S, fluid_scenario
 
 
-def instructions(binary: str, scenario: Path) -> int:
+def instructions(binary: str, scenario: Path) -> tuple[int, float]:
+    """Callgrind's instruction count for one run of *scenario*, and the run's event count
+    (what run_scenario prints), so that builds whose runs differ in behaviour can be
+    compared per event."""
     out = subprocess.run(
         ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", binary, str(scenario)],
         capture_output=True,
@@ -38,7 +42,8 @@ def instructions(binary: str, scenario: Path) -> int:
     m = re.search(r"Collected : (\d+)", out.stderr)
     if m is None:
         raise RuntimeError(f"no callgrind total for {scenario}:\n{out.stderr[-2000:]}")
-    return int(m.group(1))
+    ev = re.search(r"([\d.]+) events", out.stdout)
+    return int(m.group(1)), float(ev.group(1)) if ev else float("nan")
 
 
 def main() -> None:
@@ -63,7 +68,7 @@ def main() -> None:
     wanted = {k for k in a.only.split(",") if k}
     scenarios = {k: c.scenario(a.scale) for k, c in CONFIGS.items()}
     scenarios["fluid"] = fluid_scenario(FLUID_SINGLE_S * a.scale)
-    print(f"{'config':8} {'old':>14} {'new':>14} {'new/old':>8}")
+    print(f"{'config':8} {'old':>14} {'new':>14} {'new/old':>8} {'per event':>9}")
     with tempfile.TemporaryDirectory() as tmp:
         for key, text in scenarios.items():
             if wanted and key not in wanted:
@@ -77,8 +82,10 @@ def main() -> None:
                 ln for ln in text.splitlines() if not (a.old_drops and ln.startswith(a.old_drops))
             ]
             old_path.write_text("\n".join(keep) + "\n")
-            old, new = instructions(a.old, old_path), instructions(a.new, path)
-            print(f"{key:8} {old:14d} {new:14d} {new / old:8.4f}", flush=True)
+            (old, old_ev), (new, new_ev) = instructions(a.old, old_path), instructions(a.new, path)
+            # The fluid engine counts no events.
+            per_event = (new / new_ev) / (old / old_ev) if old_ev and new_ev else float("nan")
+            print(f"{key:8} {old:14d} {new:14d} {new / old:8.4f} {per_event:9.4f}", flush=True)
 
 
 if __name__ == "__main__":
