@@ -751,6 +751,10 @@ BURST_POINTS = [
     ("20m_50ms_b248_1bbr+1cubic", ["bbr", "cubic"], 20, 50, 248),
     ("50m_100ms_b103_1bbr+1cubic", ["bbr", "cubic"], 50, 100, 103),
     ("50m_100ms_b1238_1bbr", ["bbr"], 50, 100, 1238),
+    # Loss-based senders alone: CUBIC's skbs at 50 Mb/s (4 segments, TSO deferral), Reno's
+    # at 20 Mb/s (2) (docs/linux.md, "How Linux sends").
+    ("50m_100ms_b413_1cubic", ["cubic"], 50, 100, 413),
+    ("20m_50ms_b41_1reno", ["reno"], 20, 50, 41),
 ]
 BURST_CAPTURE = (12.0, 4.0)
 
@@ -759,13 +763,20 @@ def bursts(args):
     """How each sender's segments reach the bottleneck router: burst sizes (segments < 60 us
     apart at r0) per flow, one run per BURST_POINTS entry, into bursts.json next to this
     script (docs/linux.md, "Bursts")."""
+    path = os.path.join(HERE, "bursts.json")
     out = {"capture_s": list(BURST_CAPTURE), "gap_us": 60, "points": {}}
+    only = set(args.points.split(",")) if args.points else None
+    if only:
+        with open(path) as f:
+            out = json.load(f)  # add to / replace in the committed table
     for point, flows, rate, rtt, buf in BURST_POINTS:
+        if only and point not in only:
+            continue
         d = run_one(f"bursts_{point}", flows, rate, rtt, buf, 20, 2, capture=BURST_CAPTURE)
         b = capture_bursts(d)
         out["points"][point] = {k.split(":")[0]: v for k, v in b.items()}
         print(point, {k: round(v["mean_burst"], 2) for k, v in b.items()}, flush=True)
-    with open(os.path.join(HERE, "bursts.json"), "w") as f:
+    with open(path, "w") as f:
         json.dump(out, f, indent=1)
 
 
@@ -1059,7 +1070,8 @@ def main():
     c.add_argument("--budget-s", type=float, default=0)
     sub.add_parser("analyze")
     sub.add_parser("table")
-    sub.add_parser("bursts", help="record the senders' burst sizes (bursts.json)")
+    bu = sub.add_parser("bursts", help="record the senders' burst sizes (bursts.json)")
+    bu.add_argument("--points", help="only these BURST_POINTS (comma-separated), merged in")
     sub.add_parser("htb", help="record how late HTB releases frames (htb_release.json)")
     b = sub.add_parser("bbr-alone", help="BBR alone at 3 BDP again (bbr_alone_rerun.json)")
     b.add_argument("--reps", type=int, default=3)

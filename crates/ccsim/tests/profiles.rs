@@ -63,6 +63,8 @@ const KEYS: &[&str] = &[
     "cwnd_validation",
     "rack",
     "gso_bursts",
+    "tso_defer",
+    "rto_estimator",
 ];
 
 #[test]
@@ -75,8 +77,8 @@ fn each_profile_gives_its_defaults() {
             "init_cwnd": 10.0, "init_ssthresh": "inf", "delayed_ack": true, "quickack": 16,
             "sack_compression": true, "min_rto_s": 0.2, "prr": true, "prr_ns3": false, "partial_ack_send": false,
             "exit_ack_increase": false, "rto_new_ssthresh": false, "rto_keeps_sack": true,
-            "ssthresh_from_pipe": false, "limited_transmit": false, "cwnd_validation": true,
-            "rack": true, "gso_bursts": true,
+            "ssthresh_from_pipe": false, "limited_transmit": true, "cwnd_validation": true,
+            "rack": true, "gso_bursts": true, "tso_defer": true, "rto_estimator": "linux",
         })
     );
     let (ns2, _) = settings("profile = \"ns2\"", "", "newreno");
@@ -88,7 +90,8 @@ fn each_profile_gives_its_defaults() {
             "sack_compression": false, "min_rto_s": 0.2, "prr": false, "prr_ns3": false,
             "partial_ack_send": false, "exit_ack_increase": false, "rto_new_ssthresh": false,
             "rto_keeps_sack": false, "ssthresh_from_pipe": false, "limited_transmit": false,
-            "cwnd_validation": false, "rack": false, "gso_bursts": false,
+            "cwnd_validation": false, "rack": false, "gso_bursts": false, "tso_defer": false,
+            "rto_estimator": "rfc6298",
         })
     );
     let (ns3, _) = settings("profile = \"ns3\"", "", "newreno");
@@ -100,7 +103,7 @@ fn each_profile_gives_its_defaults() {
             "sack_compression": false, "min_rto_s": 1.0, "prr": true, "prr_ns3": true, "partial_ack_send": true,
             "exit_ack_increase": true, "rto_new_ssthresh": true, "rto_keeps_sack": true,
             "ssthresh_from_pipe": true, "limited_transmit": true, "cwnd_validation": false,
-            "rack": false, "gso_bursts": false,
+            "rack": false, "gso_bursts": false, "tso_defer": false, "rto_estimator": "rfc6298",
         })
     );
     // ns-2's Reno agent recovers with Reno; XCP senders use NewReno under every
@@ -132,10 +135,11 @@ fn explicit_options_override_the_profile_and_groups_override_tcp() {
     assert_eq!(b["recovery"], "newreno");
 }
 
-#[test]
-fn an_unknown_profile_is_refused_with_its_path() {
-    let e = run(
-        r#"
+/// The error of a one-flow run whose group's `tcp` is `{ tcp }`.
+fn refused(tcp: &str) -> String {
+    run(
+        &format!(
+            r#"
 duration = "1s"
 [topology]
 kind = "dumbbell"
@@ -143,15 +147,30 @@ bottleneck_rate = "10Mbps"
 bottleneck_delay = "10ms"
 buffer = "bdp"
 [[flows]]
-tcp = { profile = "bsd" }
-"#,
+tcp = {{ {tcp} }}
+"#
+        ),
         &[],
     )
     .err()
     .unwrap()
-    .to_string();
+    .to_string()
+}
+
+#[test]
+fn an_unknown_profile_is_refused_with_its_path() {
+    let e = refused(r#"profile = "bsd""#);
     assert!(
         e.contains("flows[0].tcp.profile") && e.contains("known: linux, ns2, ns3"),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_unknown_rto_estimator_is_refused_with_its_path() {
+    let e = refused(r#"rto_estimator = "bsd""#);
+    assert!(
+        e.contains("flows[0].tcp.rto_estimator") && e.contains("known: linux, rfc6298"),
         "{e}"
     );
 }

@@ -5,9 +5,13 @@
 //! Rate form (the fluid engine's AIMD, Misra–Gong–Towsley 2000 eq. (1)):
 //! dW/dt = 1/R in congestion avoidance, W ← W/2 on a loss indication.
 //!
-//! Forms (`form`, by the TCP profile): `"rfc"` (linux, ns2) counts acknowledged
-//! segments (RFC 5681 with RFC 3465 byte counting, as Linux's `tcp_slow_start` and
-//! `tcp_cong_avoid_ai`); `"ns3"` is ns-3's `TcpNewReno`, which counts ACKs: one segment
+//! Forms (`form`, by the TCP profile): `"rfc"` (ns2) counts acknowledged segments
+//! (RFC 5681 with RFC 3465 byte counting, as Linux's `tcp_slow_start` and
+//! `tcp_cong_avoid_ai`) and sets ssthresh = FlightSize/2 (eq. (4)); `"linux"` (linux)
+//! grows the same and sets ssthresh = max(⌊cwnd⌋ >> 1, 2) (`tcp_reno_ssthresh`): from
+//! the window, not the flight, which Linux's SACK accounting lets rise above cwnd
+//! before DupThresh (`tcp.limited_transmit`), and halved in integers (β = 62/125);
+//! `"ns3"` is ns-3's `TcpNewReno`, which counts ACKs: one segment
 //! per ACK in slow start and 1/cwnd per ACK after, whatever the ACK covers — with
 //! delayed ACKs, ×1.5 per RTT in slow start and ½ segment per RTT in congestion
 //! avoidance, less for large windows: ns-3 keeps cwnd in whole bytes and truncates the
@@ -30,32 +34,64 @@ pub fn ssthresh(flight_size: f64) -> f64 {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Reno;
 
+/// Reno / NewReno as Linux's `tcp_cong.c` writes it: the same growth, ssthresh from the
+/// window (`tcp_reno_ssthresh`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RenoLinux;
+
 /// Reno / NewReno as ns-3's `TcpNewReno`, counting ACKs (see the module doc). A type of
 /// its own so that the segment-counting law costs nothing extra per ACK.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RenoPerAck;
 
+/// Which stack's Reno (`form`; module doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RenoForm {
+    Rfc,
+    Linux,
+    Ns3,
+}
+
 impl Algorithm for Reno {
     const NAMES: &'static [&'static str] = &["reno", "newreno"];
-    type Config = bool;
+    type Config = RenoForm;
     type Fluid = RenoFluid;
-    fn config(p: &mut Params) -> Result<bool, String> {
-        let d = if p.profile() == Profile::Ns3 {
-            "ns3"
-        } else {
-            "rfc"
+    fn config(p: &mut Params) -> Result<RenoForm, String> {
+        let d = match p.profile() {
+            Profile::Linux => "linux",
+            Profile::Ns2 => "rfc",
+            Profile::Ns3 => "ns3",
         };
-        Ok(p.choice("form", &["rfc", "ns3"], d)? == "ns3")
+        Ok(match p.choice("form", &["rfc", "linux", "ns3"], d)? {
+            "linux" => RenoForm::Linux,
+            "ns3" => RenoForm::Ns3,
+            _ => RenoForm::Rfc,
+        })
     }
-    fn packet(per_ack: &bool) -> Box<dyn CongestionControl> {
-        if *per_ack {
-            Box::new(RenoPerAck)
-        } else {
-            Box::new(Reno)
+    fn packet(form: &RenoForm) -> Box<dyn CongestionControl> {
+        match form {
+            RenoForm::Rfc => Box::new(Reno),
+            RenoForm::Linux => Box::new(RenoLinux),
+            RenoForm::Ns3 => Box::new(RenoPerAck),
         }
     }
-    fn fluid(_cfg: &bool) -> Option<RenoFluid> {
+    fn fluid(_cfg: &RenoForm) -> Option<RenoFluid> {
         Some(RenoFluid)
+    }
+}
+
+impl CongestionControl for RenoLinux {
+    fn name(&self) -> &'static str {
+        "reno"
+    }
+    fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
+        Reno.on_ack(w, ack);
+    }
+    fn on_congestion(&mut self, w: &Window, _ev: &Congestion) -> f64 {
+        // Linux tcp_reno_ssthresh: max(snd_cwnd >> 1, 2), of the whole-segment cwnd
+        // (ccsim's fraction is Linux's snd_cwnd_cnt), not of the flight, which
+        // Limited Transmit's segments have raised above cwnd by the third duplicate.
+        ((w.cwnd.floor() / 2.0).floor()).max(2.0)
     }
 }
 
@@ -137,11 +173,12 @@ mod tests {
     fn ns3_form_counts_acks_not_segments() {
         // (form, slow start after 5 ACKs, growth over 50 ACKs, tolerance: the RFC form's
         // 1/cwnd per segment gives just under one segment as cwnd grows meanwhile)
-        for (per_ack, ss, ca, tol) in [
-            (true, 15.0, 50.0 * 14.0 / 1448.0, 1e-9),
-            (false, 20.0, 1.0, 0.01),
+        for (form, ss, ca, tol) in [
+            (RenoForm::Ns3, 15.0, 50.0 * 14.0 / 1448.0, 1e-9),
+            (RenoForm::Rfc, 20.0, 1.0, 0.01),
+            (RenoForm::Linux, 20.0, 1.0, 0.01),
         ] {
-            let mut r = Reno::packet(&per_ack);
+            let mut r = Reno::packet(&form);
             let r = r.as_mut();
             let mut a = ack_at(Time::ZERO, 2, None, Time::ZERO);
             a.mss = 1448;
@@ -149,7 +186,7 @@ mod tests {
             for _ in 0..5 {
                 r.on_ack(&mut st, &a);
             }
-            assert_eq!(st.cwnd, ss, "per_ack {per_ack}");
+            assert_eq!(st.cwnd, ss, "{form:?}");
             // ns-3: 50 ACKs at cwnd ≈ 100 segments of 1448 B each add
             // floor(1448² / 144 800) = 14 whole bytes (½ segment would be 50 × 14.48).
             let mut st = state(100.0, 50.0);
@@ -163,6 +200,20 @@ mod tests {
                 100.0 + ca
             );
         }
+    }
+
+    /// Linux `tcp_reno_ssthresh`: max(snd_cwnd >> 1, 2) of the whole-segment window,
+    /// whatever the flight (here raised by two segments that SACKs let out before the
+    /// third duplicate); RFC 5681 eq. (4) halves the flight.
+    #[test]
+    fn linux_form_halves_the_whole_window_in_integers() {
+        let st = state(125.7, 1e9);
+        let ev = cong(Time::ZERO, CongestionKind::FastRetransmit, 127);
+        assert_eq!(RenoLinux.on_congestion(&st, &ev), 62.0);
+        assert_eq!(Reno.on_congestion(&st, &ev), 63.5);
+        let st = state(3.9, 1e9);
+        let ev = cong(Time::ZERO, CongestionKind::FastRetransmit, 3);
+        assert_eq!(RenoLinux.on_congestion(&st, &ev), 2.0);
     }
 
     /// ns-3's byte-granular window: the per-ACK increase floor(MSS²/cwnd) bytes is at

@@ -135,6 +135,17 @@ impl TcpTemplate {
             min_rto: opts.min_rto.map_or(d.min_rto, |x| x.0),
             max_rto: opts.max_rto.map_or(d.max_rto, |x| x.0),
             initial_rto: opts.initial_rto.map_or(d.initial_rto, |x| x.0),
+            linux_rto: match opts.rto_estimator.as_deref() {
+                None => d.linux_rto,
+                Some("linux") => true,
+                Some("rfc6298") => false,
+                Some(other) => {
+                    return Err(ScenarioError::at(
+                        &format!("{path}.tcp.rto_estimator"),
+                        format!("unknown RTO estimator \"{other}\" (known: linux, rfc6298)"),
+                    ))
+                }
+            },
             timestamps: opts.timestamps.unwrap_or(d.timestamps),
             dupthresh: opts.dupthresh.unwrap_or(d.dupthresh),
             recovery,
@@ -150,6 +161,7 @@ impl TcpTemplate {
             cwnd_validation: opts.cwnd_validation.unwrap_or(d.cwnd_validation),
             rack: opts.rack.unwrap_or(d.rack),
             gso_bursts: opts.gso_bursts.unwrap_or(d.gso_bursts),
+            tso_defer: opts.tso_defer.unwrap_or(d.tso_defer),
             pacing: match &opts.pacing {
                 Some(pc) => pacing_mode(
                     pc.resolve()
@@ -211,6 +223,7 @@ impl TcpTemplate {
             "min_rto_s": c.min_rto.as_secs_f64(),
             "max_rto_s": c.max_rto.as_secs_f64(),
             "initial_rto_s": c.initial_rto.as_secs_f64(),
+            "rto_estimator": if c.linux_rto { "linux" } else { "rfc6298" },
             "timestamps": c.timestamps,
             "dupthresh": c.dupthresh,
             "prr": c.prr && c.recovery == Recovery::Sack,
@@ -225,6 +238,7 @@ impl TcpTemplate {
             "cwnd_validation": c.cwnd_validation,
             "rack": c.rack && c.recovery == Recovery::Sack,
             "gso_bursts": c.gso_bursts,
+            "tso_defer": c.tso_defer,
             "pacing": match c.pacing {
                 PacingMode::None => "none",
                 PacingMode::Leaky { .. } => "leaky",

@@ -660,6 +660,7 @@ fn check_fluid_fields(sc: &Scenario) -> Result<(), ScenarioError> {
             min_rto,
             max_rto,
             initial_rto,
+            rto_estimator,
             timestamps,
             dupthresh,
             prr,
@@ -675,6 +676,7 @@ fn check_fluid_fields(sc: &Scenario) -> Result<(), ScenarioError> {
             ecn,
             cwnd_validation,
             rack,
+            tso_defer,
         } = o;
         let f = [
             ("delayed_ack", delayed_ack.is_some()),
@@ -692,6 +694,7 @@ fn check_fluid_fields(sc: &Scenario) -> Result<(), ScenarioError> {
             ("min_rto", min_rto.is_some()),
             ("max_rto", max_rto.is_some()),
             ("initial_rto", initial_rto.is_some()),
+            ("rto_estimator", rto_estimator.is_some()),
             ("timestamps", timestamps.is_some()),
             ("dupthresh", dupthresh.is_some()),
             ("pacing", pacing.is_some()),
@@ -699,6 +702,7 @@ fn check_fluid_fields(sc: &Scenario) -> Result<(), ScenarioError> {
             ("ecn", ecn.is_some()),
             ("cwnd_validation", cwnd_validation.is_some()),
             ("rack", rack.is_some()),
+            ("tso_defer", tso_defer.is_some()),
         ];
         for (name, set) in f {
             if set {

@@ -36,10 +36,13 @@ pub struct TcpOpts {
     /// out-of-order data ACKs at most once per min(1 ms, RTT/20) or every 44
     /// segments, instead of once per segment (RFC 5681 §4.2's immediate ACK).
     pub sack_compression: Option<bool>,
-    /// RFC 6298 minimum RTO, maximum and initial.
+    /// Minimum RTO, maximum and initial.
     pub min_rto: Option<Dur>,
     pub max_rto: Option<Dur>,
     pub initial_rto: Option<Dur>,
+    /// `"rfc6298"`: RTO = max(SRTT + 4·RTTVAR, min_rto); `"linux"`: SRTT + a variance
+    /// term that min_rto floors (`tcp_rtt_estimator`, tcp/rtt.rs).
+    pub rto_estimator: Option<String>,
     /// RFC 7323 timestamps for RTT samples (off: Karn's timed segment).
     pub timestamps: Option<bool>,
     /// Duplicate ACKs that trigger fast retransmit.
@@ -96,6 +99,12 @@ pub struct TcpOpts {
     /// RFC 8985 RACK-TLP: time-based loss detection and the Tail Loss Probe, with SACK
     /// recovery (Linux `net.ipv4.tcp_recovery = 1`).
     pub rack: Option<bool>,
+    /// Linux's TSO/GSO deferral for a sender that does not pace: data leaves in skbs
+    /// of `tcp_tso_autosize` segments (about 1 ms at 120 % of cwnd/SRTT, 200 % in slow
+    /// start), and an skb the window cannot take whole waits, while
+    /// `tcp_tso_should_defer` says so, for the next ACK or at most until the last
+    /// transmission is 1 ms old (tcp/sender.rs).
+    pub tso_defer: Option<bool>,
 }
 
 /// What a profile gives each TCP option left out (docs/tcp.md has the table and the
@@ -113,6 +122,8 @@ pub struct ProfileDefaults {
     pub min_rto: Time,
     pub max_rto: Time,
     pub initial_rto: Time,
+    /// Linux's RTO estimator rather than RFC 6298's.
+    pub linux_rto: bool,
     pub timestamps: bool,
     pub dupthresh: u32,
     /// The recovery a group gets without `recovery = ...`: SACK, or NewReno (Reno for
@@ -129,6 +140,7 @@ pub struct ProfileDefaults {
     pub cwnd_validation: bool,
     pub rack: bool,
     pub gso_bursts: bool,
+    pub tso_defer: bool,
 }
 
 /// Linux's "no initial ssthresh": `TCP_INFINITE_SSTHRESH` (0x7fffffff segments).
@@ -156,6 +168,8 @@ impl ProfileDefaults {
                 min_rto: Time::from_millis(200),
                 max_rto: Time::from_secs(120),
                 initial_rto: Time::from_secs(1),
+                // tcp_rtt_estimator / __tcp_set_rto: RTO = srtt + rttvar ≥ srtt + 200 ms.
+                linux_rto: true,
                 timestamps: true,
                 dupthresh: 3,
                 sack: true,
@@ -166,11 +180,16 @@ impl ProfileDefaults {
                 rto_new_ssthresh: false,
                 rto_keeps_sack: true,
                 ssthresh_from_pipe: false,
-                limited_transmit: false,
+                // tcp_packets_in_flight = packets_out - (sacked_out + lost_out) +
+                // retrans_out in every state: each SACK lets a new segment out before
+                // DupThresh (RFC 3042's effect, without its own rule).
+                limited_transmit: true,
                 cwnd_validation: true,
                 // net.ipv4.tcp_recovery = 1 (TCP_RACK_LOSS_DETECTION), Linux's default.
                 rack: true,
                 gso_bursts: true,
+                // tcp_write_xmit → tcp_tso_should_defer (net/ipv4/tcp_output.c).
+                tso_defer: true,
             },
             // The seed studies' ns-2 set-ups (Agent/TCP defaults as the studies set
             // them): exactly ccsim's defaults before profiles existed.
@@ -186,6 +205,7 @@ impl ProfileDefaults {
                 min_rto: Time::from_millis(200),
                 max_rto: Time::from_secs(60),
                 initial_rto: Time::from_secs(1),
+                linux_rto: false,
                 timestamps: true,
                 dupthresh: 3,
                 sack: false,
@@ -200,6 +220,7 @@ impl ProfileDefaults {
                 cwnd_validation: false,
                 rack: false,
                 gso_bursts: false,
+                tso_defer: false,
             },
             // ns-3.44: TcpSocket InitialCwnd 10, InitialSlowStartThreshold UINT32_MAX,
             // DelAckCount 2, DelAckTimeout 200 ms; TcpSocketBase MinRto 1 s,
@@ -221,6 +242,7 @@ impl ProfileDefaults {
                 min_rto: Time::from_secs(1),
                 max_rto: Time::from_secs(60),
                 initial_rto: Time::from_secs(1),
+                linux_rto: false,
                 timestamps: true,
                 dupthresh: 3,
                 sack: true,
@@ -243,6 +265,8 @@ impl ProfileDefaults {
                 rack: false,
                 // TcpSocketBase paces segment by segment (m_pacingTimer per packet).
                 gso_bursts: false,
+                // TcpSocketBase sends what the window allows at once (no skbs).
+                tso_defer: false,
             },
         }
     }
@@ -275,6 +299,7 @@ impl TcpOpts {
             min_rto,
             max_rto,
             initial_rto,
+            rto_estimator,
             timestamps,
             dupthresh,
             prr,
@@ -289,7 +314,8 @@ impl TcpOpts {
             gso_bursts,
             ecn,
             cwnd_validation,
-            rack
+            rack,
+            tso_defer
         )
     }
 }

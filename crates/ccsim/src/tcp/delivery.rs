@@ -739,6 +739,8 @@ mod tests {
             cwnd_validation: false,
             rack: false,
             gso_bursts: false,
+            linux_rto: false,
+            tso_defer: false,
             prr: true,
             rto_new_ssthresh: false,
             rto_keeps_sack: true,

@@ -29,48 +29,23 @@ struct Tx {
     retx: bool,
 }
 
-/// RACK's per-connection state (RFC 8985 §5.2's RACK.* variables) and the segments'
-/// transmit times.
+/// When each outstanding segment last left, and whether as a retransmission: a ring
+/// indexed by sequence number, doubled when the flight outgrows it. RACK's, and the
+/// sender's own for TSO deferral when RACK is off (Linux keeps it in each skb).
 #[derive(Clone, Debug)]
-pub struct Rack {
+pub struct XmitRing {
     xmit: Vec<Tx>,
-    /// RACK.xmit_ts and RACK.end_seq (as the segment number, end_seq − 1): the most
-    /// recently sent segment delivered so far.
-    xmit_ts: Time,
-    seq: Option<u64>,
-    /// RACK.rtt: the RTT of that segment's delivery.
-    pub rtt: Time,
-    /// RACK.fack: one past the highest segment delivered.
-    fack: u64,
-    /// RACK.reordering_seen (§6.2 step 3).
-    pub reordering_seen: bool,
-    /// RACK.min_RTT: the least `now − xmit_ts` of a first transmission delivered. As
-    /// Linux's `tcp_min_rtt`, which `tcp_ack_update_rtt` feeds with `ca_rtt_us`, the RTT
-    /// of the most recently sent segment an ACK delivers; not the sender's RFC 6298
-    /// samples, which echo the timestamp of the first of two delayed-ACKed segments and
-    /// so run a serialization time above it.
-    pub min_rtt: Option<Time>,
 }
 
-impl Default for Rack {
+impl Default for XmitRing {
     fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Rack {
-    pub fn new() -> Self {
-        Rack {
+        XmitRing {
             xmit: vec![Tx::default(); 64],
-            xmit_ts: Time::ZERO,
-            seq: None,
-            rtt: Time::ZERO,
-            fack: 0,
-            reordering_seen: false,
-            min_rtt: None,
         }
     }
+}
 
+impl XmitRing {
     #[inline]
     fn slot(&self, seq: u64) -> usize {
         (seq as usize) & (self.xmit.len() - 1)
@@ -109,8 +84,75 @@ impl Rack {
     }
 
     /// Whether segment `seq`'s latest transmission is a retransmission.
-    pub fn retransmitted(&self, seq: u64) -> bool {
+    #[inline]
+    fn retransmitted(&self, seq: u64) -> bool {
         self.xmit[self.slot(seq)].retx
+    }
+
+    #[inline]
+    fn get(&self, seq: u64) -> Tx {
+        self.xmit[self.slot(seq)]
+    }
+}
+
+/// RACK's per-connection state (RFC 8985 §5.2's RACK.* variables) and the segments'
+/// transmit times.
+#[derive(Clone, Debug)]
+pub struct Rack {
+    xmit: XmitRing,
+    /// RACK.xmit_ts and RACK.end_seq (as the segment number, end_seq − 1): the most
+    /// recently sent segment delivered so far.
+    xmit_ts: Time,
+    seq: Option<u64>,
+    /// RACK.rtt: the RTT of that segment's delivery.
+    pub rtt: Time,
+    /// RACK.fack: one past the highest segment delivered.
+    fack: u64,
+    /// RACK.reordering_seen (§6.2 step 3).
+    pub reordering_seen: bool,
+    /// RACK.min_RTT: the least `now − xmit_ts` of a first transmission delivered. As
+    /// Linux's `tcp_min_rtt`, which `tcp_ack_update_rtt` feeds with `ca_rtt_us`, the RTT
+    /// of the most recently sent segment an ACK delivers; not the sender's RFC 6298
+    /// samples, which echo the timestamp of the first of two delayed-ACKed segments and
+    /// so run a serialization time above it.
+    pub min_rtt: Option<Time>,
+}
+
+impl Default for Rack {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Rack {
+    pub fn new() -> Self {
+        Rack {
+            xmit: XmitRing::default(),
+            xmit_ts: Time::ZERO,
+            seq: None,
+            rtt: Time::ZERO,
+            fack: 0,
+            reordering_seen: false,
+            min_rtt: None,
+        }
+    }
+
+    /// Segment `seq` leaves now (a first transmission or a retransmission); segments
+    /// `snd_una..` are live.
+    #[inline]
+    pub fn on_send(&mut self, seq: u64, now: Time, retx: bool, snd_una: u64) {
+        self.xmit.on_send(seq, now, retx, snd_una);
+    }
+
+    /// When segment `seq` (outstanding) last left.
+    #[inline]
+    pub fn sent(&self, seq: u64) -> Time {
+        self.xmit.sent(seq)
+    }
+
+    /// Whether segment `seq`'s latest transmission is a retransmission.
+    pub fn retransmitted(&self, seq: u64) -> bool {
+        self.xmit.retransmitted(seq)
     }
 
     /// RFC 8985 §6.1 RACK_sent_after(t1, seq1, t2, seq2): sent later, or at the same
@@ -124,7 +166,7 @@ impl Rack {
     /// selectively) by an ACK at `now`.
     pub fn delivered(&mut self, a: u64, b: u64, now: Time) {
         for seq in a..b {
-            let tx = self.xmit[self.slot(seq)];
+            let tx = self.xmit.get(seq);
             // Step 3: a first transmission delivered below RACK.fack was reordered.
             if !tx.retx && seq + 1 < self.fack {
                 self.reordering_seen = true;
