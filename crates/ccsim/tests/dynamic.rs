@@ -145,17 +145,27 @@ fn opportunities(a: u64, b: u64) -> u64 {
         .sum()
 }
 
-fn write_trace(name: &str) -> std::path::PathBuf {
+/// A scratch directory of this test process, removed (with what the test wrote in
+/// it) when the guard drops, also when the test fails.
+struct Scratch(std::path::PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn write_trace(name: &str) -> (Scratch, std::path::PathBuf) {
     let dir = std::env::temp_dir().join(format!("ccsim-dynamic-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(name);
     std::fs::write(&p, trace_text()).unwrap();
-    p
+    (Scratch(dir), p)
 }
 
 #[test]
 fn a_trace_driven_link_delivers_its_opportunities() {
-    let path = write_trace("pattern.mahimahi");
+    let (_scratch, path) = write_trace("pattern.mahimahi");
     // UDP packets of 1500 B (one opportunity each) at 30 Mb/s, above the trace's
     // 12 Mb/s mean: the transmitter never idles in the window [2 s, 10 s].
     let o = must_run(&format!(

@@ -264,11 +264,22 @@ buffer = "bdp"
     );
 }
 
+/// A scratch directory of this test process, removed (with what the run wrote in it)
+/// when the guard drops, also when the test fails.
+struct Scratch(std::path::PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// A pcap of the bottleneck holds one record per packet the link transmitted, in
 /// time order, each a valid IPv4 header whose TCP sequence numbers are segment × MSS.
 #[test]
 fn pcap_has_every_transmitted_packet() {
     let dir = std::env::temp_dir().join(format!("ccsim-pcap-{}", std::process::id()));
+    let _scratch = Scratch(dir.clone());
     let sc = r#"
 duration = "2s"
 [output]
