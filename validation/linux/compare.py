@@ -154,16 +154,20 @@ def run_point(point: str, seed: int, overrides: dict | None = None, jitter: bool
     return row
 
 
-def ccsim_bursts(point: str, seed: int, start: float, secs: float) -> dict[str, dict]:
+def ccsim_bursts(
+    point: str, seed: int, start: float, secs: float, overrides: dict | None = None
+) -> dict[str, dict]:
     """Each flow's burst sizes (pcap_bursts: segments under 60 µs apart) where it enters the
     bottleneck router (its access link, Linux's r0), over [start, start + secs] of a run of
-    *point*: {cc: {size: count}}, as testbed.py's capture_bursts counts them."""
+    *point* (with *overrides*): {cc: {size: count}}, as testbed.py's capture_bursts counts
+    them."""
     import ccsim
 
     ccs = linux_summary()[point]["ccsim_flows"].split()
     links = [f"flow{i}.src_up" for i in range(len(ccs))]
     text = scenario_text(point) + f"\n[output]\npcap = {links!r}\n".replace("'", '"')
-    run = ccsim.run(text, set={"seed": seed, "duration": f"{start + secs}s", "warmup": "0s"})
+    sets = {"seed": seed, "duration": f"{start + secs}s", "warmup": "0s"}
+    run = ccsim.run(text, set={**sets, **(overrides or {})})
     out: dict[str, dict] = {}
     for cc, link in zip(ccs, links, strict=True):
         hist: dict[int, int] = {}

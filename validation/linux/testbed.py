@@ -53,6 +53,12 @@ SYSCTLS_SND = {  # set in the sender namespace (per-netns values)
     "net.ipv4.tcp_sack": "1",
     "net.ipv4.tcp_timestamps": "1",
     "net.ipv4.tcp_ecn": "2",
+    # The reference was measured with bbr, this host's default: iperf3 sets -C after
+    # connect(), so each socket is set up by bbr, whose bbr_init turns Linux's own pacing
+    # on (SK_PACING_NEEDED), and Reno and CUBIC keep it (README, "Pacing"). Pinned so that
+    # a host with another default measures the same; `run --default-cc reno` gives
+    # unpaced Reno and CUBIC (a namespace may set only tcp_allowed_congestion_control).
+    "net.ipv4.tcp_congestion_control": "bbr",
 }
 RECORD_SYSCTLS = [
     "net.ipv4.tcp_no_metrics_save", "net.ipv4.tcp_sack", "net.ipv4.tcp_timestamps",
@@ -1006,6 +1012,10 @@ def scenario_toml(a):
         "[tcp]",
         'profile = "linux"',
         'mss = "1448B"',
+        # iperf3 sets -C after connect(), so every socket is set up by the namespace's
+        # default algorithm, bbr, whose bbr_init asks for pacing (SK_PACING_NEEDED), and
+        # the switch to reno or cubic leaves that on (README, "Pacing").
+        'pacing = "linux"   # Reno and CUBIC are paced at sk_pacing_rate here (README, Pacing)',
     ]
     for cc, n in Counter(a["ccsim_flows"].split()).items():
         lines += ["", "[[flows]]", f"count = {n}", f'cc = "{cc}"', 'start = "0s"']
@@ -1056,6 +1066,8 @@ def main():
     r.add_argument("--dur", type=int, default=45)
     r.add_argument("--warm", type=int, default=10)
     r.add_argument("--name", default="manual")
+    r.add_argument("--default-cc", default=None,
+                   help="the sender's default algorithm (bbr: Reno and CUBIC paced, README)")
     r.add_argument("--htb-burst", type=int, default=None,
                    help="HTB burst/cburst in bytes (default 2 frames, 3028)")
     r.add_argument("--capture", type=float, nargs=2, metavar=("START", "SECONDS"), default=None,
@@ -1098,6 +1110,8 @@ def main():
         if args.cmd == "verify":
             verify(args)
         elif args.cmd == "run":
+            if args.default_cc:
+                SYSCTLS_SND["net.ipv4.tcp_congestion_control"] = args.default_cc
             d = run_one(args.name, args.cc.split(",") * args.flows, args.rate, args.rtt, args.buf,
                         args.dur, args.warm, htb_burst=args.htb_burst, capture=args.capture,
                         capture_at=tuple(args.capture_at.split(",")))

@@ -243,6 +243,7 @@ impl TcpTemplate {
                 PacingMode::None => "none",
                 PacingMode::Leaky { .. } => "leaky",
                 PacingMode::Rate { .. } => "rate",
+                PacingMode::Linux => "linux",
             },
         })
     }
@@ -290,6 +291,7 @@ fn pacing_mode(p: crate::scenario::Pacing) -> PacingMode {
     match p {
         Pacing::None => PacingMode::None,
         Pacing::Leaky { depth } => PacingMode::Leaky { depth },
+        Pacing::Linux => PacingMode::Linux,
         Pacing::Rate {
             ss_factor,
             ca_factor,

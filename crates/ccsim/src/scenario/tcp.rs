@@ -83,7 +83,8 @@ pub struct TcpOpts {
     /// state; off: outside recovery the window counts everything sent and not
     /// cumulatively acknowledged.
     pub limited_transmit: Option<bool>,
-    /// `"none"` (default), `"leaky"`, `"rate"`, or a table (see tcp::pacer).
+    /// `"none"` (default), `"leaky"`, `"rate"`, `"linux"` (Linux's own pacing), or a
+    /// table (see tcp::pacer).
     pub pacing: Option<PacingSpec>,
     /// An algorithm that paces itself (BBR) sends its send quantum back to back and
     /// then waits the pacing time of all of it, as Linux paces one GSO skb at a time
@@ -99,11 +100,11 @@ pub struct TcpOpts {
     /// RFC 8985 RACK-TLP: time-based loss detection and the Tail Loss Probe, with SACK
     /// recovery (Linux `net.ipv4.tcp_recovery = 1`).
     pub rack: Option<bool>,
-    /// Linux's TSO/GSO deferral for a sender that does not pace: data leaves in skbs
-    /// of `tcp_tso_autosize` segments (about 1 ms at 120 % of cwnd/SRTT, 200 % in slow
-    /// start), and an skb the window cannot take whole waits, while
-    /// `tcp_tso_should_defer` says so, for the next ACK or at most until the last
-    /// transmission is 1 ms old (tcp/sender.rs).
+    /// Linux's TSO/GSO deferral: data leaves in skbs of `tcp_tso_autosize` segments
+    /// (about 1 ms at 120 % of cwnd/SRTT, 200 % while cwnd < ssthresh/2), and an skb the
+    /// window can take only part of (two segments or more) waits for the next ACK while
+    /// `tcp_tso_should_defer` says so (tcp/sender.rs). Not for an algorithm that paces
+    /// itself (BBR).
     pub tso_defer: Option<bool>,
 }
 
@@ -398,6 +399,8 @@ pub enum Pacing {
         ca_factor: f64,
         depth: f64,
     },
+    /// Linux's internal pacing (`tcp_update_pacing_rate`, GSO skbs by departure time).
+    Linux,
 }
 
 /// `pacing = "leaky"` or `pacing = { kind = "rate", ca_factor = 1.25, depth = 2 }`.
@@ -417,6 +420,11 @@ pub struct PacingTable {
     pub ca_factor: Option<f64>,
 }
 
+/// Whether the spec sets a bucket depth.
+fn depth_given(s: &PacingSpec) -> bool {
+    matches!(s, PacingSpec::Table(t) if t.depth.is_some())
+}
+
 impl PacingSpec {
     /// The pacer this spec asks for, checked.
     pub fn resolve(&self) -> Result<Pacing, String> {
@@ -431,6 +439,7 @@ impl PacingSpec {
         let mode = match kind {
             "none" => Pacing::None,
             "leaky" => Pacing::Leaky { depth },
+            "linux" => Pacing::Linux,
             "rate" => Pacing::Rate {
                 ss_factor: ss.unwrap_or(2.0),
                 ca_factor: ca.unwrap_or(1.2),
@@ -438,7 +447,7 @@ impl PacingSpec {
             },
             other => {
                 return Err(format!(
-                    "unknown pacing \"{other}\" (known: none, leaky, rate)"
+                    "unknown pacing \"{other}\" (known: none, leaky, rate, linux)"
                 ))
             }
         };
@@ -454,6 +463,9 @@ impl PacingSpec {
         }
         if !matches!(mode, Pacing::Rate { .. }) && (ss.is_some() || ca.is_some()) {
             return Err(format!("\"{kind}\" pacing has no factors"));
+        }
+        if mode == Pacing::Linux && depth_given(self) {
+            return Err("\"linux\" pacing has no depth (it sends GSO skbs)".into());
         }
         Ok(mode)
     }
@@ -476,5 +488,19 @@ mod tests {
             ca_factor: None,
         };
         assert!(PacingSpec::Table(t).resolve().is_err());
+        assert_eq!(
+            PacingSpec::Name("linux".into()).resolve(),
+            Ok(Pacing::Linux)
+        );
+        // Linux's pacing has neither a bucket nor factors of its own.
+        for (depth, ca) in [(Some(2.0), None), (None, Some(1.5))] {
+            let t = PacingTable {
+                kind: "linux".into(),
+                depth,
+                ss_factor: None,
+                ca_factor: ca,
+            };
+            assert!(PacingSpec::Table(t).resolve().is_err(), "{depth:?} {ca:?}");
+        }
     }
 }

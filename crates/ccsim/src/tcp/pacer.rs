@@ -8,6 +8,11 @@
 //! - `Rate` (as modern stacks, e.g. Linux's `sk_pacing_rate`): rate = factor · cwnd /
 //!   SRTT with factor 2 in slow start and 1.2 afterwards.
 //!
+//! `Linux` is Linux's own internal pacing of a socket that asks for it
+//! (`SK_PACING_NEEDED`) without an algorithm that sets the rate: the sender computes
+//! `tcp_update_pacing_rate`'s rate and sends GSO skbs by earliest departure time
+//! (tcp/sender.rs, `linux_pacing_rate` and `gso_pace_ok`), not through this bucket.
+//!
 //! An algorithm that sets `Window::pacing_rate` overrides both. Before the first RTT
 //! sample there is nothing to pace by, and packets leave as the window allows.
 
@@ -25,6 +30,8 @@ pub enum PacingMode {
         ca_factor: f64,
         depth: f64,
     },
+    /// Linux's internal pacing at `sk_pacing_rate` (module doc).
+    Linux,
 }
 
 #[derive(Clone, Debug)]
@@ -37,7 +44,7 @@ pub struct Pacer {
 impl Pacer {
     pub fn new(mode: PacingMode) -> Self {
         let depth = match mode {
-            PacingMode::None => 0.0,
+            PacingMode::None | PacingMode::Linux => 0.0,
             PacingMode::Leaky { depth } | PacingMode::Rate { depth, .. } => depth,
         };
         Pacer {
@@ -53,7 +60,7 @@ impl Pacer {
 
     fn depth(&self) -> f64 {
         match self.mode {
-            PacingMode::None => 1.0,
+            PacingMode::None | PacingMode::Linux => 1.0,
             PacingMode::Leaky { depth } | PacingMode::Rate { depth, .. } => depth,
         }
     }
@@ -66,7 +73,8 @@ impl Pacer {
         let srtt = srtt?;
         let cwnd = st.cwnd.max(1.0);
         match self.mode {
-            PacingMode::None => None,
+            // The sender computes Linux's rate itself (it needs packets_out).
+            PacingMode::None | PacingMode::Linux => None,
             PacingMode::Leaky { .. } => Some(srtt / cwnd),
             PacingMode::Rate {
                 ss_factor,

@@ -34,15 +34,17 @@
 //! Loss Probe goes out 2·SRTT after the last ACK when nothing is SACKed. The sender's
 //! one timer (`timer_deadline`) is then the earliest of RTO, reordering timer and PTO.
 //!
-//! With `tso_defer` (Linux, a sender that does not pace) new data leaves as Linux's
-//! `tcp_write_xmit` sends its write queue: in skbs of `tcp_tso_autosize` segments, an
-//! skb the window cannot take whole waiting, when `tcp_tso_should_defer` says so
-//! ([`Sender::tso_should_defer`]), for the next ACK or until the last transmission is
-//! 1 ms old, when that rule lets it go at the application's next write. The skbs are cut
-//! afresh at each send attempt, as from a send queue that a bulk application refills as
-//! ACKs free its buffer: kept across attempts, a deferred skb sent in part would leave a
-//! one-segment remainder at the head, and one Reno flow at 20 Mb/s would send single
-//! segments (46 % of them) where Linux sends pairs (98 %, validation/linux/bursts.json).
+//! With `tso_defer` (Linux) new data leaves as Linux's `tcp_write_xmit` sends its write
+//! queue: in skbs of `tcp_tso_autosize` segments, and an skb the window can take only
+//! part of (two segments or more; one is never deferred) waiting, when
+//! `tcp_tso_should_defer` says so ([`Sender::tso_should_defer`]), for the next ACK. The
+//! skbs are cut afresh at each send attempt, as from a send queue that a bulk
+//! application refills as ACKs free its buffer. With `pacing = "linux"` (Linux's own
+//! pacing, `tcp_pacing_check` before the deferral) the skbs also leave no earlier than
+//! their departure time ([`GsoBurst`]); an algorithm's own pacing rate (BBR) sends whole
+//! skbs. Measured on the testbed (validation/linux/bursts.json, bursts_unpaced.json):
+//! unpaced, every burst leaves at an ACK; paced, the window's increase leaves at the
+//! pacing release.
 
 use crate::cc::{
     Ack, CaState, Congestion, CongestionControl, CongestionKind, EcnStyle, Round, RttStats, Window,
@@ -184,7 +186,7 @@ struct GsoBurst {
 
 /// `bbr_min_tso_rate` (1.2 Mbit/s) in bytes/s: below it BBR's skbs are single segments.
 const MIN_TSO_RATE: f64 = 1_200_000.0 / 8.0;
-/// `tcp_tso_should_defer` defers only while the last transmission is under 1 ms old.
+/// `tcp_tso_should_defer` defers only while the last write is under 1 ms old.
 const DEFER_MAX: Time = Time::from_millis(1);
 /// `sk_pacing_shift` (10: an skb holds about 1 ms at the pacing rate),
 /// `sysctl_tcp_tso_rtt_log` (9: the RTT term halves per 512 µs of min RTT) and the
@@ -200,8 +202,16 @@ const GSO_MAX_SIZE: u64 = 65_536;
 /// `gso_max_size`, at least 2 (1 below 1.2 Mbit/s). Without an RTT sample yet the
 /// RTT term is nothing (Linux's `tcp_min_rtt` starts at ~0U).
 pub fn tso_autosize(rate: f64, min_rtt: Option<Time>, mss: u32) -> u32 {
-    let min_tso = if rate < MIN_TSO_RATE { 1 } else { 2 };
-    tso_autosize_min(rate, min_rtt, mss, min_tso)
+    tso_autosize_min(rate, min_rtt, mss, bbr_min_tso_segs(rate))
+}
+
+/// `bbr_min_tso_segs`: single segments below 1.2 Mbit/s, else 2.
+fn bbr_min_tso_segs(rate: f64) -> u32 {
+    if rate < MIN_TSO_RATE {
+        1
+    } else {
+        2
+    }
 }
 
 /// Linux's `tcp_tso_autosize` with at least `min_tso` segments (BBR's
@@ -541,6 +551,16 @@ impl Sender {
 
     /// Pacing gate: true if a packet may leave now; otherwise records when.
     fn pace_ok(&mut self, now: Time) -> bool {
+        if self.cfg.pacing == PacingMode::Linux && self.win.pacing_rate.is_none() {
+            // Before the first RTT sample there is no rate (Linux does not pace the
+            // first 10 segments either).
+            return match self.linux_pacing_rate() {
+                Some(rate) if rate > 0.0 => {
+                    self.gso_pace_ok(now, f64::from(self.cfg.mss) / rate, rate, 2)
+                }
+                _ => true,
+            };
+        }
         // An algorithm's pacing rate counts payload bytes (as Linux's internal TCP
         // pacing, tcp_update_skb_after_send); the flow's pacers count the wire.
         let pkt = if self.win.pacing_rate.is_some() {
@@ -549,8 +569,8 @@ impl Sender {
             self.cfg.mss + self.cfg.header
         } as f64;
         if let Some(iv) = self.pacer.interval(&self.win, self.rtt.srtt(), pkt) {
-            if self.cfg.gso_bursts && self.win.pacing_rate.is_some() {
-                return self.gso_pace_ok(now, iv);
+            if let Some(rate) = self.win.pacing_rate.filter(|_| self.cfg.gso_bursts) {
+                return self.gso_pace_ok(now, iv, rate, bbr_min_tso_segs(rate));
             }
             if let Err(at) = self.pacer.take(now, iv) {
                 self.pace_at = Some(at);
@@ -560,10 +580,17 @@ impl Sender {
         true
     }
 
+    /// Whether `gso_pace_ok` would let a segment go at `now` (it changes nothing).
+    fn gso_ready(&self, now: Time) -> bool {
+        let g = &self.gso;
+        (g.room > 0 && g.start == now) || now >= g.edt
+    }
+
     /// `pace_ok` for GSO bursts ([`GsoBurst`]): the segments of one send attempt at
-    /// `now` join the burst until it holds the send quantum; the next burst waits for
-    /// `edt`. A burst cut short by the window is sent as it is (a smaller skb).
-    fn gso_pace_ok(&mut self, now: Time, iv: f64) -> bool {
+    /// `now` join the burst until it holds the send quantum (`tcp_tso_autosize` of
+    /// `rate`, at least `min_tso`); the next burst waits for `edt`. A burst cut short
+    /// by the window is sent as it is (a smaller skb).
+    fn gso_pace_ok(&mut self, now: Time, iv: f64, rate: f64, min_tso: u32) -> bool {
         let g = &mut self.gso;
         if g.room > 0 && g.start == now {
             g.room -= 1;
@@ -571,8 +598,7 @@ impl Sender {
             g.credit = now - g.edt;
             g.start = now;
             g.sent = 0;
-            let rate = self.win.pacing_rate.unwrap_or(0.0);
-            g.room = tso_autosize(rate, self.rtt.min_rtt, self.cfg.mss) - 1;
+            g.room = tso_autosize_min(rate, self.rtt.min_rtt, self.cfg.mss, min_tso) - 1;
         } else {
             self.pace_at = Some(g.edt);
             return false;
@@ -590,9 +616,18 @@ impl Sender {
     /// `tcp_pacing_ca_ratio`), at least `tcp_min_tso_segs` = 2. Before the first RTT
     /// sample (Linux has the handshake's), one segment: nothing is deferred.
     fn tso_goal(&self) -> u64 {
-        let Some(srtt) = self.rtt.srtt() else {
+        let Some(rate) = self.linux_pacing_rate() else {
             return 1;
         };
+        u64::from(tso_autosize_min(rate, self.rtt.min_rtt, self.cfg.mss, 2))
+    }
+
+    /// Linux `tcp_update_pacing_rate` for an algorithm that does not set its own, in
+    /// payload bytes/s: mss·max(cwnd, packets_out)/SRTT at `tcp_pacing_ss_ratio` =
+    /// 200 % while cwnd < ssthresh/2, else `tcp_pacing_ca_ratio` = 120 %. None before
+    /// the first RTT sample.
+    fn linux_pacing_rate(&self) -> Option<f64> {
+        let srtt = self.rtt.srtt()?;
         let cwnd = self.win.cwnd.floor();
         let ratio = if cwnd < self.win.ssthresh / 2.0 {
             2.0
@@ -600,8 +635,7 @@ impl Sender {
             1.2
         };
         let out = (self.snd_nxt - self.snd_una) as f64;
-        let rate = f64::from(self.cfg.mss) * cwnd.max(out) * ratio / srtt;
-        u64::from(tso_autosize_min(rate, self.rtt.min_rtt, self.cfg.mss, 2))
+        Some(f64::from(self.cfg.mss) * cwnd.max(out) * ratio / srtt)
     }
 
     /// Linux `tcp_tso_should_defer` (net/ipv4/tcp_output.c, 6.18), asked when the window
@@ -614,7 +648,13 @@ impl Sender {
         if self.state != CaState::Open || self.snd_una >= self.snd_nxt {
             return false;
         }
-        if self.last_tx.is_none_or(|t| now > t + DEFER_MAX) {
+        // Linux compares with tcp_wstamp_ns: the last departure, or under its own pacing
+        // the next one's earliest time (which may be ahead of now).
+        let wstamp = match self.last_tx {
+            Some(t) if self.cfg.pacing == PacingMode::Linux => Some(t.max(self.gso.edt)),
+            t => t,
+        };
+        if wstamp.is_none_or(|t| now > t + DEFER_MAX) {
             return false;
         }
         let mss = u64::from(self.cfg.mss);
@@ -656,28 +696,42 @@ impl Sender {
             // Limited Transmit: SACKed segments (before DupThresh starts a recovery, or
             // left above snd.una after one) are not in the pipe.
             let sacked = self.open_sacked();
-            let defer = self.cfg.tso_defer && !paced;
+            // Linux's own pacing defers too (tcp_pacing_check, then tcp_tso_should_defer);
+            // an algorithm's pacing rate keeps its skbs whole (BBR is rarely bound by
+            // its window).
+            let linux_paced =
+                self.cfg.pacing == PacingMode::Linux && self.win.pacing_rate.is_none();
+            let defer = self.cfg.tso_defer && (!paced || linux_paced);
             // TSO deferral: new data is cut into skbs afresh at each attempt (module doc).
             let mut skb_end = self.snd_nxt;
             while self.snd_nxt < self.limit && self.snd_nxt < self.snd_una + wnd + sacked {
-                if paced && !self.pace_ok(now) {
-                    break;
-                }
                 if defer && self.snd_nxt >= self.high_tx && self.snd_nxt >= skb_end {
+                    if linux_paced && !self.gso_ready(now) {
+                        // tcp_pacing_check comes first; the release asks again.
+                        self.pace_at = Some(self.gso.edt);
+                        break;
+                    }
                     let goal = self.tso_goal();
                     skb_end = self.snd_nxt + goal.min(self.limit - self.snd_nxt);
                     let (left, quota) = (
                         skb_end - self.snd_nxt,
                         self.snd_una + wnd + sacked - self.snd_nxt,
                     );
-                    // One segment is never deferred (tcp_write_xmit: tso_segs == 1).
-                    if left > 1 && quota < left && self.tso_should_defer(now, quota, goal, wnd) {
-                        // Until the next ACK, or until the 1 ms rule lets it go: a bulk
-                        // application's next write pushes the queue then (tcp_push).
+                    // The skb is what the window takes of it (tcp_write_xmit grows the
+                    // head skb to min(cwnd quota, max_segs), tcp_grow_skb): one segment
+                    // is never deferred (tso_segs == 1 goes to the Nagle test instead).
+                    if quota.min(left) > 1
+                        && quota < left
+                        && self.tso_should_defer(now, quota, goal, wnd)
+                    {
+                        // Until the next ACK: nothing else calls tcp_write_xmit for a
+                        // bulk sender (the testbed's unpaced senders send only at ACKs).
                         self.deferred = true;
-                        self.pace_at = self.last_tx.map(|t| t + DEFER_MAX + Time(1));
                         break;
                     }
+                }
+                if paced && !self.pace_ok(now) {
+                    break;
                 }
                 let seq = self.snd_nxt;
                 self.segment(seq, now, out);
@@ -1893,6 +1947,15 @@ mod tests {
             .collect()
     }
 
+    /// Segments sent in answer to an ACK of everything below `seq` at `at`.
+    fn sends_per_ack_from(s: &mut Sender, seq: u64, at: Time) -> usize {
+        let mut out = Vec::new();
+        let mut p = ack(seq, at);
+        p.ts_ecr = ms(1);
+        s.on_ack(&p, at, &mut out);
+        out.len()
+    }
+
     /// Linux's ACK clock at 50 Mb/s (tcp_tso_should_defer): ACKs of two segments 0.48 ms
     /// apart free two segments each, half a 4-segment skb; the window takes the skb
     /// whole every other ACK and the half in between waits (the last write under 1 ms
@@ -1905,27 +1968,28 @@ mod tests {
             let mut s = deferring_sender(rack, ms(1));
             let n = sends_per_ack(&mut s, 8, ms(101), Time::from_micros(480), ms(1));
             assert_eq!(n, vec![2, 0, 4, 0, 4, 0, 4, 0], "rack {rack}");
-            // Deferred: retried once the last write is over 1 ms old.
+            // Deferred for the next ACK, with no timer of its own.
+            assert_eq!(s.pace_at, None);
+            // An ACK of one more segment exactly 1 ms after the last write still finds
+            // it recent (Linux: delta > 0) and holds three; just after, they go.
             let last = ms(101) + Time::from_micros(480 * 6);
-            assert_eq!(s.pace_at, Some(last + DEFER_MAX + Time(1)));
-            // At exactly 1 ms it still waits (Linux: delta > 0); just after, it goes.
-            let mut out = Vec::new();
-            s.try_send(last + DEFER_MAX, &mut out);
-            assert!(out.is_empty());
-            s.try_send(last + DEFER_MAX + Time(1), &mut out);
-            assert_eq!(out.len(), 2);
+            for (at, sent) in [(last + DEFER_MAX, 0), (last + DEFER_MAX + Time(1), 3)] {
+                let mut s = deferring_sender(rack, ms(1));
+                sends_per_ack(&mut s, 8, ms(101), Time::from_micros(480), ms(1));
+                assert_eq!(sends_per_ack_from(&mut s, 17, at), sent, "rack {rack}");
+            }
         }
     }
 
-    /// One Reno flow at 20 Mb/s (ACKs of two segments 1.2 ms apart, skbs of 2): when an
-    /// ACK frees three segments (here an ACK of three; in a run, the window's increase)
-    /// a pair leaves and the third waits, then goes alone once the last transmission is
-    /// over 1 ms old; the next ACK sends a pair again, the skbs cut afresh. Linux's
-    /// capture shows this (a single 0.5-1 ms after a pair, 98 % of segments in pairs);
-    /// with skbs kept across attempts the next ACK would send the held skb's remainder
-    /// alone and hold the next one, single after single.
+    /// One Reno flow at 20 Mb/s (ACKs of two segments 1.2 ms apart, skbs of 2): an ACK
+    /// that frees three segments (here an ACK of three; in a run, the window's
+    /// increase) sends a pair and then the third at once, since the window takes one
+    /// segment of the next skb and a one-segment skb is never deferred; the next ACK
+    /// sends a pair again. So does Linux: unpaced, its TSQ handler sends the single as
+    /// soon as the pair has left (ftrace of the testbed's sender, docs/tcp.md); held
+    /// for the next ACK, the single would make the window's increases leave in threes.
     #[test]
-    fn tso_deferral_releases_a_held_segment_after_1ms_and_pairs_resume() {
+    fn tso_deferral_never_holds_a_single_segment() {
         let mut cfg = config(Recovery::Sack, 40.0);
         cfg.tso_defer = true;
         cfg.rack = true;
@@ -1941,21 +2005,96 @@ mod tests {
         };
         let t1 = ms(101) + Time::from_micros(1200);
         assert_eq!(sent(&mut s, 2, ms(101)), 2);
-        assert_eq!(sent(&mut s, 5, t1), 2, "an ACK of three: a pair, one held");
-        assert_eq!(s.pace_at, Some(t1 + DEFER_MAX + Time(1)));
-        let mut out = Vec::new();
-        s.try_send(t1 + DEFER_MAX + Time(1), &mut out);
         assert_eq!(
-            out.len(),
-            1,
-            "the held segment, once the last write is 1 ms old"
+            sent(&mut s, 5, t1),
+            3,
+            "an ACK of three: a pair and a single"
         );
+        assert_eq!(s.pace_at, None);
         assert_eq!(
             sent(&mut s, 7, t1 + Time::from_micros(1200)),
             2,
             "pairs again"
         );
-        assert_eq!(sent(&mut s, 9, t1 + Time::from_micros(2400)), 2);
+        // Two segments of a 2-segment skb's room are an skb: with the last write
+        // recent (0.4 ms) and the head's ACK due, an ACK freeing one segment sends it.
+        assert_eq!(sent(&mut s, 8, t1 + Time::from_micros(1600)), 1);
+    }
+
+    /// Linux's rate for a socket it paces itself (`tcp_update_pacing_rate`):
+    /// mss · max(cwnd, packets_out) / SRTT at 120 %, or 200 % while cwnd < ssthresh/2.
+    #[test]
+    fn linux_pacing_rate_is_120_or_200_percent_of_the_window_per_srtt() {
+        let mut cfg = config(Recovery::Sack, 40.0);
+        cfg.pacing = PacingMode::Linux;
+        let mut s = reno_sender(cfg);
+        let mut out = Vec::new();
+        s.start(ms(1), &mut out);
+        assert_eq!(s.linux_pacing_rate(), None, "no RTT sample yet");
+        let mut p = ack(2, ms(101));
+        p.ts_ecr = ms(1);
+        s.on_ack(&p, ms(101), &mut out);
+        // cwnd 40 (Reno's ⌊40 + 2/40⌋) = ssthresh: 1.2 · 40 · 1000 B / 0.1 s.
+        let r = s.linux_pacing_rate().unwrap();
+        assert!((r - 480_000.0).abs() < 1e-6, "{r}");
+        // Below half of ssthresh: 200 %, of the flight when it exceeds the window.
+        s.win.ssthresh = 100.0;
+        s.win.cwnd = 30.0;
+        let out_now = (s.snd_nxt - s.snd_una) as f64;
+        assert_eq!(out_now, 40.0);
+        let r = s.linux_pacing_rate().unwrap();
+        assert!((r - 2.0 * 40.0 * 1000.0 / 0.1).abs() < 1e-6, "{r}");
+    }
+
+    /// Linux's own pacing (`pacing = "linux"`): skbs of `tcp_tso_autosize` segments
+    /// (4 of 1000 B at 120 % of 400 segments per 100 ms = 4.8 MB/s), each moving the
+    /// departure time on by its length at the rate, less half of it when the skb left
+    /// late (a flow waiting for its window leaves late, so its skbs are half-paced);
+    /// the window's room of two segments is deferred at the pacing release as at an
+    /// ACK, and the next ACK sends the whole skb. Without the deferral the testbed's
+    /// paced CUBIC at 50 Mb/s would send pairs; it sends 4s (97 % of its segments).
+    #[test]
+    fn linux_pacing_sends_skbs_by_departure_time_and_defers_part_skbs() {
+        let mut cfg = config(Recovery::Sack, 400.0);
+        cfg.pacing = PacingMode::Linux;
+        cfg.tso_defer = true;
+        cfg.rack = true;
+        let mut s = reno_sender(cfg);
+        let mut out = Vec::new();
+        s.start(ms(1), &mut out);
+        assert_eq!(out.len(), 400, "no rate before the first RTT sample");
+        let us = Time::from_micros;
+        let mut acked = 0;
+        let mut on_ack = |s: &mut Sender, n: u64, at: Time| {
+            acked += n;
+            let mut out = Vec::new();
+            let mut p = ack(acked, at);
+            p.ts_ecr = ms(1);
+            s.on_ack(&p, at, &mut out);
+            out.len()
+        };
+        let pace = |s: &mut Sender| {
+            let at = s.pace_at.expect("a pacing release");
+            let mut out = Vec::new();
+            s.try_send(at, &mut out);
+            (at, out.len())
+        };
+        // An ACK of 8: one skb now (it leaves 101 ms late: half-paced, 0.4167 ms).
+        assert_eq!(on_ack(&mut s, 8, ms(101)), 4);
+        let (at, n) = pace(&mut s);
+        assert_eq!(n, 4);
+        assert!((at.as_secs_f64() - 0.101_416_667).abs() < 2e-9, "{at:?}");
+        // On time: fully paced, the next departure 0.8333 ms on.
+        assert_eq!(
+            on_ack(&mut s, 2, ms(101) + us(900)),
+            0,
+            "before the departure time"
+        );
+        let (at2, n) = pace(&mut s);
+        assert!((at2.as_secs_f64() - 0.102_25).abs() < 2e-9, "{at2:?}");
+        assert_eq!(n, 0, "two segments of a four-segment skb wait");
+        assert_eq!(s.pace_at, None, "for an ACK: no timer");
+        assert_eq!(on_ack(&mut s, 2, ms(102) + us(400)), 4);
     }
 
     /// ACKs more than 1 ms apart: every write is over 1 ms after the last, so nothing
