@@ -46,12 +46,7 @@ SEEDS_OF = {
     "50m_100ms_b103_1bbr+1cubic": tuple(range(1, 21)),
 }
 
-_DROPS = (
-    "The count per event is decided where the window's growth meets the full queue, to a "
-    "fraction of a packet (docs/linux.md, item 1)"
-)
-
-# (point, metric) -> reason, with the measured values (compare.py, 3 seeds)
+# (point, metric) -> reason, with the measured values (compare.py, the seeds above)
 XFAIL = {
     ("20m_50ms_b21_1reno+1cubic", "share_cubic"): "ccsim 0.514 ± 0.009 (seeds 1-10; "
     "0.521 ± 0.008 over seeds 11-30) vs Linux 0.479 ± 0.013 (10 runs, 0.406-0.522), 0.035 "
