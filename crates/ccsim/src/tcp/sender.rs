@@ -551,7 +551,7 @@ impl Sender {
 
     /// Pacing gate: true if a packet may leave now; otherwise records when.
     fn pace_ok(&mut self, now: Time) -> bool {
-        if self.cfg.pacing == PacingMode::Linux && self.win.pacing_rate.is_none() {
+        if self.linux_paced() {
             // Before the first RTT sample there is no rate (Linux does not pace the
             // first 10 segments either).
             return match self.linux_pacing_rate() {
@@ -578,6 +578,13 @@ impl Sender {
             }
         }
         true
+    }
+
+    /// Paced by Linux's own pacing (`pacing = "linux"`) at `tcp_update_pacing_rate`'s
+    /// rate: the algorithm sets no rate of its own.
+    #[inline]
+    fn linux_paced(&self) -> bool {
+        matches!(self.cfg.pacing, PacingMode::Linux) && self.win.pacing_rate.is_none()
     }
 
     /// Whether `gso_pace_ok` would let a segment go at `now` (it changes nothing).
@@ -651,7 +658,7 @@ impl Sender {
         // Linux compares with tcp_wstamp_ns: the last departure, or under its own pacing
         // the next one's earliest time (which may be ahead of now).
         let wstamp = match self.last_tx {
-            Some(t) if self.cfg.pacing == PacingMode::Linux => Some(t.max(self.gso.edt)),
+            Some(t) if matches!(self.cfg.pacing, PacingMode::Linux) => Some(t.max(self.gso.edt)),
             t => t,
         };
         if wstamp.is_none_or(|t| now > t + DEFER_MAX) {
@@ -699,8 +706,7 @@ impl Sender {
             // Linux's own pacing defers too (tcp_pacing_check, then tcp_tso_should_defer);
             // an algorithm's pacing rate keeps its skbs whole (BBR is rarely bound by
             // its window).
-            let linux_paced =
-                self.cfg.pacing == PacingMode::Linux && self.win.pacing_rate.is_none();
+            let linux_paced = self.linux_paced();
             let defer = self.cfg.tso_defer && (!paced || linux_paced);
             // TSO deferral: new data is cut into skbs afresh at each attempt (module doc).
             let mut skb_end = self.snd_nxt;
