@@ -522,6 +522,105 @@ def reductions(rows, t_lo, t_hi, merge_s):
     return out
 
 
+def capture_drops(d, gap_s=0.25):
+    """Who loses at the bottleneck, from a run's r0.pcap (ingress) and r1.pcap (egress after
+    HTB): each copy of a segment seen at r0 and not at r1 is a drop (an r1 copy is matched
+    to the latest earlier r0 copy, so a lost original and its delivered retransmission
+    count once); drops less than gap_s apart form one congestion event. Per algorithm: the
+    share of its segments dropped, its drops per event, and where the dropped segments sat
+    in their bursts (segments < 60 us apart: "2of2" is the second of a pair); events by
+    which algorithms lost in them; and the segments each ACK newly acknowledges (0 for a
+    duplicate)."""
+    import bisect
+    import struct
+
+    ports = {}  # the senders' ports -> algorithm (numbered where two share one)
+    n = len(json.load(open(os.path.join(d, "meta.json")))["ports"])
+    ccs = [json.load(open(os.path.join(d, f"iperf{i}.json")))["end"]["sender_tcp_congestion"]
+           for i in range(n)]
+    for i, cc in enumerate(ccs):
+        j = json.load(open(os.path.join(d, f"iperf{i}.json")))
+        ports[j["start"]["connected"][0]["local_port"]] = cc if ccs.count(cc) == 1 else f"{cc}{i}"
+    ing = [p for p in pcap_packets(os.path.join(d, "r0.pcap")) if p[4] > 0 and p[1] in ports]
+    egr = [p for p in pcap_packets(os.path.join(d, "r1.pcap")) if p[4] > 0 and p[1] in ports]
+    ins, outs = {}, {}
+    for t, port, seq, _, _ in ing:
+        ins.setdefault((port, seq), []).append(t)
+    for t, port, seq, _, _ in egr:
+        outs.setdefault((port, seq), []).append(t)
+    drops = []
+    for k, ts in ins.items():
+        used = [False] * len(ts)
+        for te in outs.get(k, []):
+            i = bisect.bisect_right(ts, te + 1e-6) - 1
+            while i >= 0 and used[i]:
+                i -= 1
+            if i >= 0:
+                used[i] = True
+        drops += [(t, k[0]) for t, u in zip(ts, used, strict=True) if not u]
+    drops.sort()
+    pos, last, run = {}, {}, {}
+    for t, port, _, _, _ in ing + [(float("inf"), p, 0, 0, 0) for p in ports]:
+        if port in last and t - last[port] < 60e-6:
+            run[port].append(t)
+            last[port] = t
+            continue
+        for k, tt in enumerate(run.get(port, [])):
+            pos[(port, tt)] = f"{k + 1}of{len(run[port])}"
+        run[port], last[port] = [t], t
+    t_lo, t_hi = ing[0][0] + 0.5, ing[-1][0] - 0.5
+    drops = [x for x in drops if t_lo <= x[0] <= t_hi]
+    events = []
+    for t, port in drops:
+        if events and t - events[-1][-1][0] < gap_s:
+            events[-1].append((t, port))
+        else:
+            events.append([(t, port)])
+    kinds = {}
+    for e in events:
+        k = "+".join(sorted({ports[p] for _, p in e}))
+        kinds[k] = kinds.get(k, 0) + 1
+    out = {"seconds": round(t_hi - t_lo, 2), "events": len(events), "drops": len(drops),
+           "events_by_losers": kinds, "flows": {}}
+    for port, cc in ports.items():
+        sent = sum(1 for t, p, *_ in ing if p == port and t_lo <= t <= t_hi)
+        mine = [t for t, p in drops if p == port]
+        where = {}
+        for t in mine:
+            where[pos.get((port, t), "?")] = where.get(pos.get((port, t), "?"), 0) + 1
+        per_event = round(len(mine) / len(events), 2) if events else None
+        out["flows"][cc] = {"segments": sent, "dropped": len(mine),
+                            "loss": round(len(mine) / sent, 5) if sent else None,
+                            "drops_per_event": per_event,
+                            "dropped_in_burst": dict(sorted(where.items()))}
+    # ACKs, as r0 forwards them to the sender: segments newly acknowledged by each
+    raw = open(os.path.join(d, "r0.pcap"), "rb").read()
+    frac = 1e-9 if struct.unpack("<I", raw[:4])[0] == 0xA1B23C4D else 1e-6
+    l2 = {1: 14, 101: 0, 228: 0}[struct.unpack("<I", raw[20:24])[0]]
+    i, prev, sizes = 24, {}, {}
+    while i + 16 <= len(raw):
+        sec, sub_, incl, _ = struct.unpack("<IIII", raw[i:i + 16])
+        ip = raw[i + 16 + l2:i + 16 + incl]
+        i += 16 + incl
+        if len(ip) < 40 or ip[9] != 6:
+            continue
+        ihl = (ip[0] & 15) * 4
+        tcp = ip[ihl:]
+        dport = struct.unpack(">H", tcp[2:4])[0]
+        if dport not in ports or struct.unpack(">H", ip[2:4])[0] - ihl - (tcp[12] >> 4) * 4:
+            continue
+        ack = struct.unpack(">I", tcp[8:12])[0]
+        if dport in prev and t_lo <= sec + sub_ * frac <= t_hi:
+            k = str(round(((ack - prev[dport]) % (1 << 32)) / MSS))
+            sizes.setdefault(ports[dport], {})[k] = sizes.setdefault(ports[dport], {}).get(k, 0) + 1
+        prev[dport] = ack
+    for cc, h in sizes.items():
+        n = sum(h.values())
+        by_size = sorted(h.items(), key=lambda kv: int(kv[0]))
+        out["flows"][cc]["ack_sizes"] = {k: round(v / n, 4) for k, v in by_size if v / n >= 0.002}
+    return out
+
+
 def capture_bursts(d):
     """The burst sizes of each data flow in a run's r0.pcap (see pcap_bursts), by its
     congestion control (read from ss.txt); written to bursts.json in the run's directory."""
@@ -1121,6 +1220,7 @@ def main():
             if args.capture and {"r0", "r1"} <= set(args.capture_at.split(",")):
                 print("HTB release lateness:", json.dumps(
                     htb_release_stats(d, args.rate, args.htb_burst or 2 * WIRE)))
+                print("Drops:", json.dumps(capture_drops(d), indent=1))
         elif args.cmd == "campaign":
             campaign(args)
         elif args.cmd == "bursts":
