@@ -522,27 +522,18 @@ def reductions(rows, t_lo, t_hi, merge_s):
     return out
 
 
-def capture_drops(d, gap_s=0.25):
-    """Who loses at the bottleneck, from a run's r0.pcap (ingress) and r1.pcap (egress after
-    HTB): each copy of a segment seen at r0 and not at r1 is a drop (an r1 copy is matched
-    to the latest earlier r0 copy, so a lost original and its delivered retransmission
-    count once); drops less than gap_s apart form one congestion event. Per algorithm: the
-    share of its segments dropped, its drops per event, and where the dropped segments sat
-    in their bursts (segments < 60 us apart: "2of2" is the second of a pair); events by
-    which algorithms lost in them; and the segments each ACK newly acknowledges (0 for a
-    duplicate)."""
+def drop_stats(ing, egr, ports, t_lo, t_hi, gap_s=0.25):
+    """Who loses at a bottleneck, from its ingress and egress packets (pcap_packets rows;
+    ports: sender port -> name): each ingress copy of a segment not matched by an egress
+    copy is a drop (an egress copy is matched to the latest earlier ingress copy, so a lost
+    original and its delivered retransmission count once); drops in [t_lo, t_hi] less than
+    gap_s apart form one congestion event. Per flow: its segments, the share dropped, drops
+    per event, and where the dropped segments sat in their bursts (segments < 60 us apart:
+    "2of2" is the second of a pair); events by which flows lost in them."""
     import bisect
-    import struct
 
-    ports = {}  # the senders' ports -> algorithm (numbered where two share one)
-    n = len(json.load(open(os.path.join(d, "meta.json")))["ports"])
-    ccs = [json.load(open(os.path.join(d, f"iperf{i}.json")))["end"]["sender_tcp_congestion"]
-           for i in range(n)]
-    for i, cc in enumerate(ccs):
-        j = json.load(open(os.path.join(d, f"iperf{i}.json")))
-        ports[j["start"]["connected"][0]["local_port"]] = cc if ccs.count(cc) == 1 else f"{cc}{i}"
-    ing = [p for p in pcap_packets(os.path.join(d, "r0.pcap")) if p[4] > 0 and p[1] in ports]
-    egr = [p for p in pcap_packets(os.path.join(d, "r1.pcap")) if p[4] > 0 and p[1] in ports]
+    ing = [p for p in ing if p[4] > 0 and p[1] in ports]
+    egr = [p for p in egr if p[4] > 0 and p[1] in ports]
     ins, outs = {}, {}
     for t, port, seq, _, _ in ing:
         ins.setdefault((port, seq), []).append(t)
@@ -568,7 +559,6 @@ def capture_drops(d, gap_s=0.25):
         for k, tt in enumerate(run.get(port, [])):
             pos[(port, tt)] = f"{k + 1}of{len(run[port])}"
         run[port], last[port] = [t], t
-    t_lo, t_hi = ing[0][0] + 0.5, ing[-1][0] - 0.5
     drops = [x for x in drops if t_lo <= x[0] <= t_hi]
     events = []
     for t, port in drops:
@@ -593,31 +583,79 @@ def capture_drops(d, gap_s=0.25):
                             "loss": round(len(mine) / sent, 5) if sent else None,
                             "drops_per_event": per_event,
                             "dropped_in_burst": dict(sorted(where.items()))}
-    # ACKs, as r0 forwards them to the sender: segments newly acknowledged by each
-    raw = open(os.path.join(d, "r0.pcap"), "rb").read()
-    frac = 1e-9 if struct.unpack("<I", raw[:4])[0] == 0xA1B23C4D else 1e-6
-    l2 = {1: 14, 101: 0, 228: 0}[struct.unpack("<I", raw[20:24])[0]]
-    i, prev, sizes = 24, {}, {}
-    while i + 16 <= len(raw):
-        sec, sub_, incl, _ = struct.unpack("<IIII", raw[i:i + 16])
-        ip = raw[i + 16 + l2:i + 16 + incl]
-        i += 16 + incl
-        if len(ip) < 40 or ip[9] != 6:
-            continue
-        ihl = (ip[0] & 15) * 4
-        tcp = ip[ihl:]
+    return out
+
+
+def capture_drops(d, gap_s=0.25):
+    """drop_stats of a run's r0.pcap (the router's ingress) and r1.pcap (its egress after
+    HTB), over the capture less 0.5 s at each end, by algorithm; and, per algorithm, the
+    segments each ACK newly acknowledges (0 for a duplicate), the share of segments that
+    carry PSH, and of the one-segment ACKs that acknowledge such a segment (Linux's
+    receiver ACKs a full-sized PSH segment at the application's next read, alone if need
+    be: ICSK_ACK_PUSHED, tcp_measure_rcv_mss)."""
+    import struct
+
+    ports = {}  # the senders' ports -> algorithm (numbered where two share one)
+    n = len(json.load(open(os.path.join(d, "meta.json")))["ports"])
+    ccs = [json.load(open(os.path.join(d, f"iperf{i}.json")))["end"]["sender_tcp_congestion"]
+           for i in range(n)]
+    for i, cc in enumerate(ccs):
+        j = json.load(open(os.path.join(d, f"iperf{i}.json")))
+        ports[j["start"]["connected"][0]["local_port"]] = cc if ccs.count(cc) == 1 else f"{cc}{i}"
+    ing = [p for p in pcap_packets(os.path.join(d, "r0.pcap")) if p[4] > 0 and p[1] in ports]
+    t_lo, t_hi = ing[0][0] + 0.5, ing[-1][0] - 0.5
+    out = drop_stats(ing, pcap_packets(os.path.join(d, "r1.pcap")), ports, t_lo, t_hi, gap_s)
+
+    def tcp_headers(name):
+        raw = open(os.path.join(d, name), "rb").read()
+        frac = 1e-9 if struct.unpack("<I", raw[:4])[0] == 0xA1B23C4D else 1e-6
+        l2 = {1: 14, 101: 0, 228: 0}[struct.unpack("<I", raw[20:24])[0]]
+        i = 24
+        while i + 16 <= len(raw):
+            sec, sub_, incl, _ = struct.unpack("<IIII", raw[i:i + 16])
+            ip = raw[i + 16 + l2:i + 16 + incl]
+            i += 16 + incl
+            if len(ip) >= 40 and ip[9] == 6:
+                ihl = (ip[0] & 15) * 4
+                tcp = ip[ihl:]
+                payload = struct.unpack(">H", ip[2:4])[0] - ihl - (tcp[12] >> 4) * 4
+                yield sec + sub_ * frac, tcp, payload
+
+    # PSH: which data segments leaving HTB carry it (by the sequence number they end at)
+    psh, n_psh = {}, {}
+    for _, tcp, payload in tcp_headers("r1.pcap"):
+        sport = struct.unpack(">H", tcp[0:2])[0]
+        if payload > 0 and sport in ports:
+            end = (struct.unpack(">I", tcp[4:8])[0] + payload) % (1 << 32)
+            psh[(sport, end)] = bool(tcp[13] & 0x08)
+            n_psh[sport] = n_psh.get(sport, 0) + psh[(sport, end)]
+    # ACKs, as r0 forwards them to the sender: segments newly acknowledged by each, and
+    # whether the one-segment ACKs acknowledge a segment that carried PSH
+    prev, sizes, single = {}, {}, {}
+    for t, tcp, payload in tcp_headers("r0.pcap"):
         dport = struct.unpack(">H", tcp[2:4])[0]
-        if dport not in ports or struct.unpack(">H", ip[2:4])[0] - ihl - (tcp[12] >> 4) * 4:
+        if dport not in ports or payload:
             continue
         ack = struct.unpack(">I", tcp[8:12])[0]
-        if dport in prev and t_lo <= sec + sub_ * frac <= t_hi:
+        if dport in prev and t_lo <= t <= t_hi:
             k = str(round(((ack - prev[dport]) % (1 << 32)) / MSS))
-            sizes.setdefault(ports[dport], {})[k] = sizes.setdefault(ports[dport], {}).get(k, 0) + 1
+            h = sizes.setdefault(ports[dport], {})
+            h[k] = h.get(k, 0) + 1
+            if k == "1":
+                c = single.setdefault(ports[dport], [0, 0])
+                c[0] += 1
+                c[1] += psh.get((dport, ack), False)
         prev[dport] = ack
-    for cc, h in sizes.items():
+    for port, cc in ports.items():
+        f = out["flows"][cc]
+        sent = sum(1 for k in psh if k[0] == port)
+        f["psh_share_of_segments"] = round(n_psh.get(port, 0) / sent, 4) if sent else None
+        h = sizes.get(cc, {})
         n = sum(h.values())
         by_size = sorted(h.items(), key=lambda kv: int(kv[0]))
-        out["flows"][cc]["ack_sizes"] = {k: round(v / n, 4) for k, v in by_size if v / n >= 0.002}
+        f["ack_sizes"] = {k: round(v / n, 4) for k, v in by_size if v / n >= 0.002}
+        c = single.get(cc, [0, 0])
+        f["one_segment_acks_of_a_psh_segment"] = round(c[1] / c[0], 4) if c[0] else None
     return out
 
 
