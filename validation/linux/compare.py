@@ -58,6 +58,26 @@ def points() -> list[str]:
     return list(linux_summary())
 
 
+def unpaced_summary() -> dict[str, dict[str, float | str]]:
+    """The same points measured with Reno and CUBIC unpaced (`testbed.py run --default-cc
+    reno`, unpaced_check.json): per point, each metric's mean and sd over its runs, named
+    as summary.csv names them ("utilization_mean", ...)."""
+    runs = json.loads((HERE / "unpaced_check.json").read_text())["runs"]
+    by_point: dict[str, list[dict]] = {}
+    for name, row in runs.items():
+        by_point.setdefault(name.rsplit("_r", 1)[0], []).append(row)
+    out = {}
+    for point, rows in by_point.items():
+        ref = {"point": point, "runs": len(rows)}
+        for m in list(TOLERANCES) + REPORTED:
+            vals = [v for v in (_num(r.get(m)) for r in rows) if v is not None]
+            if vals:
+                ref[f"{m}_mean"] = statistics.fmean(vals)
+                ref[f"{m}_sd"] = statistics.stdev(vals) if len(vals) > 1 else 0.0
+        out[point] = ref
+    return out
+
+
 def _num(x):
     try:
         v = float(x)
@@ -178,14 +198,18 @@ def ccsim_bursts(
     return out
 
 
-def metrics_of(point: str) -> list[str]:
-    """The metrics with a tolerance that the Linux table has for *point*."""
-    lin = linux_summary()[point]
+def metrics_of(point: str, reference: dict | None = None) -> list[str]:
+    """The metrics with a tolerance that the Linux table (or *reference*) has for *point*."""
+    lin = (reference or linux_summary())[point]
     return [m for m in TOLERANCES if _num(lin.get(f"{m}_mean")) is not None]
 
 
-def compare_point(point: str, seeds=(1, 2, 3), overrides=None, jitter=True) -> dict:
-    lin = linux_summary()[point]
+def compare_point(
+    point: str, seeds=(1, 2, 3), overrides=None, jitter=True, reference: dict | None = None
+) -> dict:
+    """ccsim's mean over *seeds* against Linux's mean for each metric of *point*: the
+    reference tables (summary.csv), or *reference* (e.g. unpaced_summary())."""
+    lin = (reference or linux_summary())[point]
     runs = [run_point(point, s, overrides, jitter) for s in seeds]
     out = {"point": point, "metrics": {}}
     for m in list(TOLERANCES) + REPORTED:
@@ -244,12 +268,21 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--set", action="append", default=[], help="override KEY=VALUE (TOML value)")
     ap.add_argument("--no-jitter", action="store_true")
+    ap.add_argument(
+        "--unpaced",
+        action="store_true",
+        help="against unpaced_check.json, with the scenarios' pacing off (tcp.pacing none)",
+    )
     ap.add_argument("--json")
     a = ap.parse_args(argv)
     ov = {k: _toml_value(v) for k, v in (kv.split("=", 1) for kv in a.set)}
+    ref = None
+    if a.unpaced:
+        ref = unpaced_summary()
+        ov = {"tcp.pacing": "none", **ov}
     res = []
-    for p in a.points or points():
-        r = compare_point(p, tuple(range(1, a.seeds + 1)), ov, not a.no_jitter)
+    for p in a.points or (list(ref) if ref else points()):
+        r = compare_point(p, tuple(range(1, a.seeds + 1)), ov, not a.no_jitter, ref)
         res.append(r)
         print(table([r]).split("\n", 2)[2], flush=True)
     if a.json:
