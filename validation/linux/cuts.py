@@ -1,0 +1,112 @@
+"""Which flows each congestion event cuts, from 20 ms cwnd traces (docs/linux.md, item 1):
+Linux's committed traces of a point against ccsim's seeds, the windows read as `ss` reads
+them (whole segments) and the cuts found by the testbed's own estimator (`reductions`).
+An event is a cut of one flow and every cut of another flow within 0.2 s of it.
+
+    python validation/linux/cuts.py 20m_50ms_b21_1reno+1cubic [--seeds 10] [--rerun]
+
+prints, for Linux and for ccsim, the share of events that cut each set of flows, the cuts
+per run of each flow and its mean window just before its cuts."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import gzip
+import math
+import statistics
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import compare  # noqa: E402
+from testbed import reductions  # noqa: E402
+
+WINDOW_S = 0.2
+
+
+def cuts_of(rows_by_flow: dict[str, list[dict]], lo: float, hi: float) -> dict[str, list]:
+    """Each flow's cuts in [lo, hi]: (time, window before)."""
+    return {
+        f: [(t, w) for t, w, _ in reductions(rows, lo, hi, WINDOW_S)]
+        for f, rows in rows_by_flow.items()
+    }
+
+
+def events(cuts: dict[str, list]) -> list[frozenset]:
+    """Group the cuts of all flows into events: the flows each event cuts."""
+    out: list[tuple[float, set]] = []
+    for t, f in sorted((t, f) for f, c in cuts.items() for t, _ in c):
+        if out and t - out[-1][0] < WINDOW_S and f not in out[-1][1]:
+            out[-1][1].add(f)
+        else:
+            out.append((t, {f}))
+    return [frozenset(fs) for _, fs in out]
+
+
+def linux_runs(point: str, rerun: bool) -> list[dict[str, list[dict]]]:
+    paths = sorted((HERE / "traces").glob(f"{point}_r*.cwnd.csv.gz"))
+    if rerun:
+        paths += sorted((HERE / "traces" / "rerun").glob(f"{point}_rerun_r*.cwnd.csv.gz"))
+    runs = []
+    for p in paths:
+        rows: dict[str, list[dict]] = {}
+        with gzip.open(p, "rt") as f:
+            for r in csv.DictReader(f):
+                rows.setdefault(r["cc"], []).append({"t": float(r["t_s"]), "cwnd": int(r["cwnd"])})
+        runs.append(rows)
+    return runs
+
+
+def ccsim_runs(point: str, seeds) -> list[dict[str, list[dict]]]:
+    import ccsim
+
+    ccs = compare.linux_summary()[point]["ccsim_flows"].split()
+    runs = []
+    for seed in seeds:
+        s = ccsim.run(compare.scenario_text(point), set={"seed": seed}).series
+        fl = s[(s.entity == "flow") & (s.metric == "cwnd_pkts")]
+        rows: dict[str, list[dict]] = {}
+        for i, fid in enumerate(sorted(fl["id"].unique(), key=int)):
+            f = fl[fl["id"] == fid].sort_values("time")
+            rows[ccs[i]] = [
+                {"t": t, "cwnd": math.floor(w + 1e-9)} for t, w in zip(f.time, f.value, strict=True)
+            ]
+        runs.append(rows)
+    return runs
+
+
+def report(label: str, runs: list[dict[str, list[dict]]], lo: float, hi: float) -> None:
+    kinds: dict[str, int] = {}
+    per: dict[str, list] = {}
+    for rows in runs:
+        c = cuts_of(rows, lo, hi)
+        for ev in events(c):
+            k = "+".join(sorted(ev))
+            kinds[k] = kinds.get(k, 0) + 1
+        for f, cs in c.items():
+            per.setdefault(f, []).extend(cs)
+    n = sum(kinds.values())
+    shares = ", ".join(f"{k} {v / n:.3f}" for k, v in sorted(kinds.items()))
+    print(f"{label}: {len(runs)} runs, {n} events; cut: {shares}")
+    for f, cs in sorted(per.items()):
+        w = statistics.fmean(w for _, w in cs) if cs else float("nan")
+        print(f"  {f}: {len(cs) / len(runs):.1f} cuts a run, window before a cut {w:.1f}")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("point")
+    ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--rerun", action="store_true", help="add traces/rerun/'s runs to Linux's")
+    a = ap.parse_args(argv)
+    lin = compare.linux_summary()[a.point]
+    lo, hi = float(lin["warm_s"]), float(lin["dur_s"]) - 1.0
+    report("Linux", linux_runs(a.point, a.rerun), lo, hi)
+    report("ccsim", ccsim_runs(a.point, range(1, a.seeds + 1)), lo, hi)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
