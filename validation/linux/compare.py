@@ -198,6 +198,70 @@ def ccsim_bursts(
     return out
 
 
+def _tcp_headers(path):
+    """(time, TCP header bytes, payload length) of each TCP packet of a pcap file."""
+    import struct
+
+    raw = Path(path).read_bytes()
+    frac = 1e-9 if struct.unpack("<I", raw[:4])[0] == 0xA1B23C4D else 1e-6
+    l2 = {1: 14, 101: 0, 228: 0}[struct.unpack("<I", raw[20:24])[0]]
+    i = 24
+    while i + 16 <= len(raw):
+        sec, sub, incl, _ = struct.unpack("<IIII", raw[i : i + 16])
+        ip = raw[i + 16 + l2 : i + 16 + incl]
+        i += 16 + incl
+        if len(ip) >= 40 and ip[9] == 6:
+            ihl = (ip[0] & 15) * 4
+            tcp = ip[ihl:]
+            yield sec + sub * frac, tcp, struct.unpack(">H", ip[2:4])[0] - ihl - (tcp[12] >> 4) * 4
+
+
+def ccsim_acks(
+    point: str, seed: int, start: float, secs: float, overrides: dict | None = None
+) -> dict[str, dict]:
+    """Per flow of *point* (with *overrides*) over [start, start + secs]: the share of its
+    data segments that carry PSH, the segments each ACK newly acknowledges (0 for a
+    duplicate) as shares, and the share of one-segment ACKs that acknowledge a PSH
+    segment, as testbed.py's capture_drops counts them (drop_capture.json)."""
+    import struct
+
+    import ccsim
+
+    ccs = linux_summary()[point]["ccsim_flows"].split()
+    links = [f"flow{i}.src_{d}" for i in range(len(ccs)) for d in ("up", "down")]
+    text = scenario_text(point) + f"\n[output]\npcap = {links!r}\n".replace("'", '"')
+    sets = {"seed": seed, "duration": f"{start + secs}s", "warmup": "0s"}
+    run = ccsim.run(text, set={**sets, **(overrides or {})})
+    mss = 1448
+    out: dict[str, dict] = {}
+    for i, cc in enumerate(ccs):
+        psh: dict[int, bool] = {}
+        for t, tcp, payload in _tcp_headers(run.pcap[f"flow{i}.src_up"]):
+            if payload > 0 and t >= start:
+                psh[struct.unpack(">I", tcp[4:8])[0] + payload] = bool(tcp[13] & 0x08)
+        sizes: dict[int, int] = {}
+        single = [0, 0]
+        prev = None
+        for t, tcp, payload in _tcp_headers(run.pcap[f"flow{i}.src_down"]):
+            if payload:
+                continue
+            ack = struct.unpack(">I", tcp[8:12])[0]
+            if prev is not None and t >= start:
+                k = round((ack - prev) / mss)
+                sizes[k] = sizes.get(k, 0) + 1
+                if k == 1:
+                    single[0] += 1
+                    single[1] += psh.get(ack, False)
+            prev = ack
+        n = sum(sizes.values())
+        out[cc] = {
+            "psh_share_of_segments": sum(psh.values()) / max(len(psh), 1),
+            "ack_sizes": {str(k): v / n for k, v in sorted(sizes.items())},
+            "one_segment_acks_of_a_psh_segment": single[1] / single[0] if single[0] else None,
+        }
+    return out
+
+
 def metrics_of(point: str, reference: dict | None = None) -> list[str]:
     """The metrics with a tolerance that the Linux table (or *reference*) has for *point*."""
     lin = (reference or linux_summary())[point]

@@ -135,8 +135,8 @@ pub fn synthesize(
         }
         l4[12] = ((o / 4) as u8) << 4;
         let mut flags = 0x10u8; // ACK
-        if pkt.kind == PktKind::Data && pkt.payload > 0 {
-            flags |= 0x08; // PSH
+        if pkt.kind == PktKind::Data && pkt.psh {
+            flags |= 0x08; // PSH: the last segment of an skb (tcp/sender.rs)
         }
         if pkt.ece {
             flags |= 0x40;

@@ -33,6 +33,12 @@ pub fn cc_seed(seed: u64, flow: u32, start_ps: u64) -> u64 {
     splitmix64(next_u64(&mut stream(seed, "cc")) ^ ((flow as u64) << 40) ^ start_ps)
 }
 
+/// The seed of flow `flow`'s receiving application's wake-up latencies
+/// (`tcp.read_latency`), for the instance that starts at `start_ps` picoseconds.
+pub fn read_seed(seed: u64, flow: u32, start_ps: u64) -> u64 {
+    splitmix64(next_u64(&mut stream(seed, "reads")) ^ ((flow as u64) << 40) ^ start_ps)
+}
+
 /// Uniform in [0, 1).
 pub fn unit(rng: &mut Rng) -> f64 {
     rng.gen::<f64>()

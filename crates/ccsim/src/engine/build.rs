@@ -54,9 +54,10 @@ impl World {
         let mut flows = Vec::with_capacity(plan.flows.len());
         for (i, p) in plan.flows.iter().enumerate() {
             let tmpl = &plan.templates[p.template];
-            let (mut sender, receiver) =
+            let (mut sender, mut receiver) =
                 tmpl.endpoints(i as u32, p.data_path, p.ack_path, p.size, p.rtt_prop);
             sender.seed_cc(crate::random::cc_seed(seed, i as u32, 0));
+            receiver.seed_reads(crate::random::read_seed(seed, i as u32, 0));
             let mut fl = Flow::new(
                 sender,
                 receiver,

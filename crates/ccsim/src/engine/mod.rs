@@ -742,7 +742,7 @@ impl World {
 
     fn sync_delack(&mut self, i: usize) {
         let fl = &mut self.flows[i];
-        if let Some(d) = fl.receiver.delack_deadline {
+        if let Some(d) = fl.receiver.deadline() {
             if fl.delack_sched.is_none_or(|s| d < s) {
                 fl.delack_gen = fl.delack_gen.wrapping_add(1);
                 fl.delack_sched = Some(d);
@@ -760,7 +760,7 @@ impl World {
             return;
         }
         fl.delack_sched = None;
-        match fl.receiver.delack_deadline {
+        match fl.receiver.deadline() {
             Some(d) if d <= now => fl.receiver.on_delack_timer(now, &mut self.out),
             _ => {}
         }
@@ -813,7 +813,7 @@ impl World {
         let fair = self.fair_share_at_start(f);
         let fl = &self.flows[f as usize];
         let tmpl = &self.templates[self.workload_template(w)];
-        let (mut sender, receiver) = tmpl.endpoints(
+        let (mut sender, mut receiver) = tmpl.endpoints(
             f,
             fl.sender.data_path,
             fl.receiver.ack_path,
@@ -821,6 +821,7 @@ impl World {
             fl.rtt_prop,
         );
         sender.seed_cc(crate::random::cc_seed(self.seed, f, now.ps()));
+        receiver.seed_reads(crate::random::read_seed(self.seed, f, now.ps()));
         let fl = &mut self.flows[f as usize];
         fl.reset_instance(sender, receiver, now, Some(size));
         fl.fair_share = Some(fair);

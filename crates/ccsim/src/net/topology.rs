@@ -95,6 +95,8 @@ pub struct TcpTemplate {
     pub delack_timeout: Time,
     pub quickack: u32,
     pub sack_compression: bool,
+    /// The receiving application's wake-up latency (seconds): ACKs at its reads.
+    pub read_latency: Option<crate::random::Dist>,
 }
 
 impl TcpTemplate {
@@ -191,6 +193,7 @@ impl TcpTemplate {
             delack_timeout: opts.delack_timeout.map_or(d.delack_timeout, |x| x.0),
             quickack: opts.quickack.unwrap_or(d.quickack),
             sack_compression: opts.sack_compression.unwrap_or(d.sack_compression),
+            read_latency: opts.read_latency.as_ref().map(|l| l.dist.clone()),
         })
     }
 
@@ -220,6 +223,9 @@ impl TcpTemplate {
             "delack_timeout_s": self.delack_timeout.as_secs_f64(),
             "quickack": self.quickack,
             "sack_compression": self.sack_compression && c.recovery == Recovery::Sack,
+            // ACKs at the application's reads, with its mean wake-up latency; null: ACKs
+            // as data arrives.
+            "read_latency_mean_s": self.read_latency.as_ref().map(|d| d.mean()),
             "min_rto_s": c.min_rto.as_secs_f64(),
             "max_rto_s": c.max_rto.as_secs_f64(),
             "initial_rto_s": c.initial_rto.as_secs_f64(),
@@ -281,6 +287,10 @@ impl TcpTemplate {
             receiver.sack_compression = Some(COMP_SACK_DELAY.min(Time(rtt_prop.ps() / 20)));
         }
         receiver.per_packet_echo = matches!(algo_ecn, EcnStyle::Dctcp | EcnStyle::L4s);
+        if let Some(l) = &self.read_latency {
+            // Seeded for real by `Receiver::seed_reads` when the flow starts.
+            receiver.ack_at_reads(l.clone(), crate::random::stream(0, "reads"));
+        }
         (sender, receiver)
     }
 }

@@ -677,6 +677,7 @@ fn check_fluid_fields(sc: &Scenario) -> Result<(), ScenarioError> {
             cwnd_validation,
             rack,
             tso_defer,
+            read_latency,
         } = o;
         let f = [
             ("delayed_ack", delayed_ack.is_some()),
@@ -703,6 +704,7 @@ fn check_fluid_fields(sc: &Scenario) -> Result<(), ScenarioError> {
             ("cwnd_validation", cwnd_validation.is_some()),
             ("rack", rack.is_some()),
             ("tso_defer", tso_defer.is_some()),
+            ("read_latency", read_latency.is_some()),
         ];
         for (name, set) in f {
             if set {

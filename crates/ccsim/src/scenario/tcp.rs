@@ -3,7 +3,7 @@
 //! sender configurations.
 
 use crate::cc::Profile;
-use crate::quantity::{Dur, SizeQ};
+use crate::quantity::{DistSpec, Dur, Secs, SizeQ};
 use crate::units::Time;
 use serde::Deserialize;
 
@@ -106,6 +106,12 @@ pub struct TcpOpts {
     /// `tcp_tso_should_defer` says so (tcp/sender.rs). Not for an algorithm that paces
     /// itself (BBR).
     pub tso_defer: Option<bool>,
+    /// The receiving application's wake-up latency, a duration or a distribution
+    /// (`"100us"`, `{ pareto = { shape = 1.6, mean = "150us" } }`): in-order data is
+    /// then acknowledged at the application's reads, as Linux does (`tcp_cleanup_rbuf`:
+    /// more than one segment unacknowledged, or a PSH segment drained; tcp/receiver.rs).
+    /// Left out: ACKs as data arrives, every second segment.
+    pub read_latency: Option<DistSpec<Secs>>,
 }
 
 /// What a profile gives each TCP option left out (docs/tcp.md has the table and the
@@ -316,7 +322,8 @@ impl TcpOpts {
             ecn,
             cwnd_validation,
             rack,
-            tso_defer
+            tso_defer,
+            read_latency
         )
     }
 }

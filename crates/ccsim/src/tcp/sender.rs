@@ -272,6 +272,9 @@ pub struct Sender {
     last_tx: Option<Time>,
     /// The last send attempt deferred an skb (Linux sets `is_cwnd_limited` then).
     deferred: bool,
+    /// The end (exclusive) of the skb new data is being written into, for PSH: its
+    /// last segment carries it.
+    psh_end: u64,
     /// Send times for TSO deferral's expected-ACK test when RACK, which keeps them,
     /// is off.
     xmit: Option<Box<XmitRing>>,
@@ -393,6 +396,7 @@ impl Sender {
             gso: GsoBurst::default(),
             last_tx: None,
             deferred: false,
+            psh_end: 0,
             xmit,
             stats: SenderStats::default(),
             sb: Scoreboard::default(),
@@ -511,6 +515,9 @@ impl Sender {
             now,
         );
         p.retx = retx;
+        if !retx {
+            p.psh = self.psh(seq);
+        }
         // XCP congestion header (Katabi et al. 2002, §3.2): cwnd in bytes on the wire,
         // SRTT, and an unlimited request that the routers lower (cc/xcp.rs).
         if self.xcp {
@@ -547,6 +554,31 @@ impl Sender {
         if self.rto_deadline.is_none() || (retx && seq == self.snd_una && self.rack.is_some()) {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
+    }
+
+    /// Whether new segment `seq` carries PSH. The testbed's Linux sender (iperf3) puts
+    /// PSH on 46-48 % of its segments, on the last of each pair it sends as one GSO
+    /// skb, and its receiver's ACKs pair up with those skbs
+    /// (validation/linux/drop_capture.json): PSH ends an skb (GSO segmentation keeps
+    /// it on the last segment), and skbs keep their boundaries in sequence space when
+    /// the window sends only part of one (`tso_fragment` leaves PSH on the remainder).
+    /// So the stream is cut into skbs of the sender's current skb size (`tso_autosize`
+    /// of its pacing rate, as it sends them) where the last one ended; the flow's last
+    /// segment carries PSH too (the application's last write).
+    fn psh(&mut self, seq: u64) -> bool {
+        if seq >= self.psh_end {
+            let goal = match self.win.pacing_rate.filter(|_| self.cfg.gso_bursts) {
+                Some(rate) => u64::from(tso_autosize_min(
+                    rate,
+                    self.rtt.min_rtt,
+                    self.cfg.mss,
+                    bbr_min_tso_segs(rate),
+                )),
+                None => self.tso_goal(),
+            };
+            self.psh_end = seq + goal.max(1);
+        }
+        seq + 1 == self.psh_end || seq + 1 == self.limit
     }
 
     /// Pacing gate: true if a packet may leave now; otherwise records when.
@@ -741,6 +773,13 @@ impl Sender {
                 }
                 let seq = self.snd_nxt;
                 self.segment(seq, now, out);
+                if defer && !linux_paced && seq >= self.high_tx {
+                    // Unpaced, skbs are cut afresh at each attempt: PSH ends the skb
+                    // this attempt cut (a part-skb the window sent leaves without it).
+                    if let Some(p) = out.last_mut() {
+                        p.psh = seq + 1 == skb_end || seq + 1 == self.limit;
+                    }
+                }
                 self.snd_nxt += 1;
                 self.high_tx = self.high_tx.max(self.snd_nxt);
                 sent = true;
@@ -1960,6 +1999,27 @@ mod tests {
         p.ts_ecr = ms(1);
         s.on_ack(&p, at, &mut out);
         out.len()
+    }
+
+    /// PSH ends each skb: the deferring sender's 4-segment skbs carry it on their last
+    /// segment (and only there), the first flight's single-segment skbs on each, and
+    /// the flow's last segment carries it.
+    #[test]
+    fn psh_marks_the_last_segment_of_each_skb() {
+        let mut s = deferring_sender(false, ms(1));
+        let mut out = Vec::new();
+        let mut p = ack(8, ms(101));
+        p.ts_ecr = ms(1);
+        s.on_ack(&p, ms(101), &mut out);
+        let psh: Vec<bool> = out.iter().map(|p| p.psh).collect();
+        assert_eq!(out.len(), 8, "two 4-segment skbs");
+        assert_eq!(psh, [false, false, false, true, false, false, false, true]);
+        let mut cfg = config(Recovery::Sack, 10.0);
+        cfg.tso_defer = true;
+        let mut s = Sender::new(cfg, Box::new(crate::cc::reno::Reno), 0, 0, Some(3_500));
+        let mut out = Vec::new();
+        s.start(ms(0), &mut out);
+        assert_eq!(out.iter().map(|p| p.psh).collect::<Vec<_>>(), [true; 4]);
     }
 
     /// Linux's ACK clock at 50 Mb/s (tcp_tso_should_defer): ACKs of two segments 0.48 ms
