@@ -135,8 +135,10 @@ pub fn synthesize(
         }
         l4[12] = ((o / 4) as u8) << 4;
         let mut flags = 0x10u8; // ACK
-        if pkt.kind == PktKind::Data && pkt.psh {
-            flags |= 0x08; // PSH: the last segment of an skb (tcp/sender.rs)
+        if pkt.kind == PktKind::Data && pkt.payload > 0 && pkt.psh {
+            // PSH: on every data segment, or on the last of each skb when the flow's
+            // receiver reads it (tcp.read_latency; tcp/sender.rs).
+            flags |= 0x08;
         }
         if pkt.ece {
             flags |= 0x40;

@@ -65,6 +65,7 @@ const KEYS: &[&str] = &[
     "gso_bursts",
     "tso_defer",
     "rto_estimator",
+    "ack_at",
     "read_latency_mean_s",
 ];
 
@@ -80,7 +81,7 @@ fn each_profile_gives_its_defaults() {
             "exit_ack_increase": false, "rto_new_ssthresh": false, "rto_keeps_sack": true,
             "ssthresh_from_pipe": false, "limited_transmit": true, "cwnd_validation": true,
             "rack": true, "gso_bursts": true, "tso_defer": true, "rto_estimator": "linux",
-            "read_latency_mean_s": null,
+            "ack_at": "arrival", "read_latency_mean_s": 0.0,
         })
     );
     let (ns2, _) = settings("profile = \"ns2\"", "", "newreno");
@@ -93,7 +94,7 @@ fn each_profile_gives_its_defaults() {
             "partial_ack_send": false, "exit_ack_increase": false, "rto_new_ssthresh": false,
             "rto_keeps_sack": false, "ssthresh_from_pipe": false, "limited_transmit": false,
             "cwnd_validation": false, "rack": false, "gso_bursts": false, "tso_defer": false,
-            "rto_estimator": "rfc6298", "read_latency_mean_s": null,
+            "rto_estimator": "rfc6298", "ack_at": "arrival", "read_latency_mean_s": 0.0,
         })
     );
     let (ns3, _) = settings("profile = \"ns3\"", "", "newreno");
@@ -106,7 +107,7 @@ fn each_profile_gives_its_defaults() {
             "exit_ack_increase": true, "rto_new_ssthresh": true, "rto_keeps_sack": true,
             "ssthresh_from_pipe": true, "limited_transmit": true, "cwnd_validation": false,
             "rack": false, "gso_bursts": false, "tso_defer": false, "rto_estimator": "rfc6298",
-            "read_latency_mean_s": null,
+            "ack_at": "arrival", "read_latency_mean_s": 0.0,
         })
     );
     // ns-2's Reno agent recovers with Reno; XCP senders use NewReno under every
@@ -129,11 +130,8 @@ fn explicit_options_override_the_profile_and_groups_override_tcp() {
     assert_eq!(a["init_cwnd"], 4.0);
     assert_eq!(a["delayed_ack"], false);
     assert_eq!(a["prr"], true, "the rest stays the profile's");
-    let (r, _) = settings(
-        "read_latency = { exponential = \"150us\" }",
-        "",
-        "cubic",
-    );
+    let (r, _) = settings("read_latency = { exponential = \"150us\" }", "", "cubic");
+    assert_eq!(r["ack_at"], "read");
     assert_eq!(r["read_latency_mean_s"], 150e-6);
     // Group b takes ns2 for what it does not set, but [tcp]'s explicit options still
     // reach it (a group's options override [tcp]'s, which override the profile).

@@ -164,6 +164,7 @@ impl TcpTemplate {
             rack: opts.rack.unwrap_or(d.rack),
             gso_bursts: opts.gso_bursts.unwrap_or(d.gso_bursts),
             tso_defer: opts.tso_defer.unwrap_or(d.tso_defer),
+            mark_psh: opts.read_latency.is_some(),
             pacing: match &opts.pacing {
                 Some(pc) => pacing_mode(
                     pc.resolve()
@@ -223,9 +224,10 @@ impl TcpTemplate {
             "delack_timeout_s": self.delack_timeout.as_secs_f64(),
             "quickack": self.quickack,
             "sack_compression": self.sack_compression && c.recovery == Recovery::Sack,
-            // ACKs at the application's reads, with its mean wake-up latency; null: ACKs
-            // as data arrives.
-            "read_latency_mean_s": self.read_latency.as_ref().map(|d| d.mean()),
+            // When in-order data is acknowledged: as it arrives, or at the receiving
+            // application's reads, with its mean wake-up latency (0 with "arrival").
+            "ack_at": if self.read_latency.is_some() { "read" } else { "arrival" },
+            "read_latency_mean_s": self.read_latency.as_ref().map_or(0.0, |d| d.mean()),
             "min_rto_s": c.min_rto.as_secs_f64(),
             "max_rto_s": c.max_rto.as_secs_f64(),
             "initial_rto_s": c.initial_rto.as_secs_f64(),

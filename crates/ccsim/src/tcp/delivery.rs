@@ -741,6 +741,7 @@ mod tests {
             gso_bursts: false,
             linux_rto: false,
             tso_defer: false,
+            mark_psh: false,
             prr: true,
             rto_new_ssthresh: false,
             rto_keeps_sack: true,

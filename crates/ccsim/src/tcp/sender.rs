@@ -136,6 +136,10 @@ pub struct SenderConfig {
     /// the window cannot take whole may wait for the next ACK (Linux
     /// `tcp_tso_should_defer`; see [`Sender::tso_should_defer`]).
     pub tso_defer: bool,
+    /// PSH on the last segment of each skb ([`Sender::psh`]), for a receiver that ACKs
+    /// at the application's reads (`tcp.read_latency`); off: every data segment carries
+    /// PSH (what a capture shows), which no other receiver reads.
+    pub mark_psh: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -515,9 +519,7 @@ impl Sender {
             now,
         );
         p.retx = retx;
-        if !retx {
-            p.psh = self.psh(seq);
-        }
+        p.psh = !self.cfg.mark_psh || (!retx && self.psh(seq));
         // XCP congestion header (Katabi et al. 2002, §3.2): cwnd in bytes on the wire,
         // SRTT, and an unlimited request that the routers lower (cc/xcp.rs).
         if self.xcp {
@@ -773,7 +775,7 @@ impl Sender {
                 }
                 let seq = self.snd_nxt;
                 self.segment(seq, now, out);
-                if defer && !linux_paced && seq >= self.high_tx {
+                if self.cfg.mark_psh && defer && !linux_paced && seq >= self.high_tx {
                     // Unpaced, skbs are cut afresh at each attempt: PSH ends the skb
                     // this attempt cut (a part-skb the window sent leaves without it).
                     if let Some(p) = out.last_mut() {
@@ -1921,6 +1923,7 @@ mod tests {
             linux_rto: false,
             gso_bursts: false,
             tso_defer: false,
+            mark_psh: false,
         }
     }
 
@@ -2007,6 +2010,7 @@ mod tests {
     #[test]
     fn psh_marks_the_last_segment_of_each_skb() {
         let mut s = deferring_sender(false, ms(1));
+        s.cfg.mark_psh = true;
         let mut out = Vec::new();
         let mut p = ack(8, ms(101));
         p.ts_ecr = ms(1);
@@ -2016,6 +2020,7 @@ mod tests {
         assert_eq!(psh, [false, false, false, true, false, false, false, true]);
         let mut cfg = config(Recovery::Sack, 10.0);
         cfg.tso_defer = true;
+        cfg.mark_psh = true;
         let mut s = Sender::new(cfg, Box::new(crate::cc::reno::Reno), 0, 0, Some(3_500));
         let mut out = Vec::new();
         s.start(ms(0), &mut out);
