@@ -217,9 +217,15 @@ def _tcp_headers(path):
 
 
 def ccsim_acks(
-    point: str, seed: int, start: float, secs: float, overrides: dict | None = None
+    point: str,
+    seed: int,
+    start: float,
+    secs: float,
+    overrides: dict | None = None,
+    reads: bool = True,
 ) -> dict[str, dict]:
-    """Per flow of *point* (with *overrides*) over [start, start + secs]: the share of its
+    """Per flow of *point* (with *overrides*; *reads* False: without the scenario's
+    `read_latency`, ACKs as data arrives) over [start, start + secs]: the share of its
     data segments that carry PSH, the segments each ACK newly acknowledges (0 for a
     duplicate) as shares, and the share of one-segment ACKs that acknowledge a PSH
     segment, as testbed.py's capture_drops counts them (drop_capture.json)."""
@@ -229,7 +235,10 @@ def ccsim_acks(
 
     ccs = linux_summary()[point]["ccsim_flows"].split()
     links = [f"flow{i}.src_{d}" for i in range(len(ccs)) for d in ("up", "down")]
-    text = scenario_text(point) + f"\n[output]\npcap = {links!r}\n".replace("'", '"')
+    text = scenario_text(point)
+    if not reads:
+        text = "\n".join(ln for ln in text.splitlines() if not ln.startswith("read_latency"))
+    text += f"\n[output]\npcap = {links!r}\n".replace("'", '"')
     sets = {"seed": seed, "duration": f"{start + secs}s", "warmup": "0s"}
     run = ccsim.run(text, set={**sets, **(overrides or {})})
     mss = 1448

@@ -10,7 +10,7 @@
 //! `tcp_measure_rcv_mss` since Linux 6.5); else the delayed-ACK timer sends it. The
 //! softirq's own every-second-segment ACK (`__tcp_ack_snd_check`) needs the receive
 //! window to advance, which unread data prevents: on the testbed 1,641 of 1,642 ACKs
-//! left from the application's reads (validation/linux/README.md, "ACKs").
+//! left from the application's reads (docs/linux.md, "How the testbed's receiver ACKs").
 
 use crate::packet::{Packet, PktKind};
 use crate::random::{Dist, Rng};

@@ -775,13 +775,6 @@ impl Sender {
                 }
                 let seq = self.snd_nxt;
                 self.segment(seq, now, out);
-                if self.cfg.mark_psh && defer && !linux_paced && seq >= self.high_tx {
-                    // Unpaced, skbs are cut afresh at each attempt: PSH ends the skb
-                    // this attempt cut (a part-skb the window sent leaves without it).
-                    if let Some(p) = out.last_mut() {
-                        p.psh = seq + 1 == skb_end || seq + 1 == self.limit;
-                    }
-                }
                 self.snd_nxt += 1;
                 self.high_tx = self.high_tx.max(self.snd_nxt);
                 sent = true;
