@@ -25,7 +25,12 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from testbed import drop_events, pcap_bursts, reductions  # noqa: E402  (the testbed's estimators)
+from testbed import (  # noqa: E402  (the testbed's estimators)
+    drop_events,
+    pcap_bursts,
+    pcap_tcp_headers,
+    reductions,
+)
 
 # |ccsim mean - Linux mean| <= max(abs, rel * |Linux mean|)  (issue 15, item 4; the brief)
 TOLERANCES = {
@@ -198,24 +203,6 @@ def ccsim_bursts(
     return out
 
 
-def _tcp_headers(path):
-    """(time, TCP header bytes, payload length) of each TCP packet of a pcap file."""
-    import struct
-
-    raw = Path(path).read_bytes()
-    frac = 1e-9 if struct.unpack("<I", raw[:4])[0] == 0xA1B23C4D else 1e-6
-    l2 = {1: 14, 101: 0, 228: 0}[struct.unpack("<I", raw[20:24])[0]]
-    i = 24
-    while i + 16 <= len(raw):
-        sec, sub, incl, _ = struct.unpack("<IIII", raw[i : i + 16])
-        ip = raw[i + 16 + l2 : i + 16 + incl]
-        i += 16 + incl
-        if len(ip) >= 40 and ip[9] == 6:
-            ihl = (ip[0] & 15) * 4
-            tcp = ip[ihl:]
-            yield sec + sub * frac, tcp, struct.unpack(">H", ip[2:4])[0] - ihl - (tcp[12] >> 4) * 4
-
-
 def ccsim_acks(
     point: str,
     seed: int,
@@ -245,13 +232,13 @@ def ccsim_acks(
     out: dict[str, dict] = {}
     for i, cc in enumerate(ccs):
         psh: dict[int, bool] = {}
-        for t, tcp, payload in _tcp_headers(run.pcap[f"flow{i}.src_up"]):
+        for t, tcp, payload in pcap_tcp_headers(run.pcap[f"flow{i}.src_up"]):
             if payload > 0 and t >= start:
                 psh[struct.unpack(">I", tcp[4:8])[0] + payload] = bool(tcp[13] & 0x08)
         sizes: dict[int, int] = {}
         single = [0, 0]
         prev = None
-        for t, tcp, payload in _tcp_headers(run.pcap[f"flow{i}.src_down"]):
+        for t, tcp, payload in pcap_tcp_headers(run.pcap[f"flow{i}.src_down"]):
             if payload:
                 continue
             ack = struct.unpack(">I", tcp[8:12])[0]

@@ -586,6 +586,26 @@ def drop_stats(ing, egr, ports, t_lo, t_hi, gap_s=0.25):
     return out
 
 
+def pcap_tcp_headers(path):
+    """(time, TCP header and payload bytes, payload length) of each TCP packet of a pcap
+    file (Ethernet, raw IP or Linux cooked captures, µs or ns timestamps)."""
+    import struct
+
+    raw = open(path, "rb").read()
+    frac = 1e-9 if struct.unpack("<I", raw[:4])[0] == 0xA1B23C4D else 1e-6
+    l2 = {1: 14, 101: 0, 228: 0}[struct.unpack("<I", raw[20:24])[0]]
+    i = 24
+    while i + 16 <= len(raw):
+        sec, sub_, incl, _ = struct.unpack("<IIII", raw[i:i + 16])
+        ip = raw[i + 16 + l2:i + 16 + incl]
+        i += 16 + incl
+        if len(ip) >= 40 and ip[9] == 6:
+            ihl = (ip[0] & 15) * 4
+            tcp = ip[ihl:]
+            payload = struct.unpack(">H", ip[2:4])[0] - ihl - (tcp[12] >> 4) * 4
+            yield sec + sub_ * frac, tcp, payload
+
+
 def capture_drops(d, gap_s=0.25):
     """drop_stats of a run's r0.pcap (the router's ingress) and r1.pcap (its egress after
     HTB), over the capture less 0.5 s at each end, by algorithm; and, per algorithm, the
@@ -607,19 +627,7 @@ def capture_drops(d, gap_s=0.25):
     out = drop_stats(ing, pcap_packets(os.path.join(d, "r1.pcap")), ports, t_lo, t_hi, gap_s)
 
     def tcp_headers(name):
-        raw = open(os.path.join(d, name), "rb").read()
-        frac = 1e-9 if struct.unpack("<I", raw[:4])[0] == 0xA1B23C4D else 1e-6
-        l2 = {1: 14, 101: 0, 228: 0}[struct.unpack("<I", raw[20:24])[0]]
-        i = 24
-        while i + 16 <= len(raw):
-            sec, sub_, incl, _ = struct.unpack("<IIII", raw[i:i + 16])
-            ip = raw[i + 16 + l2:i + 16 + incl]
-            i += 16 + incl
-            if len(ip) >= 40 and ip[9] == 6:
-                ihl = (ip[0] & 15) * 4
-                tcp = ip[ihl:]
-                payload = struct.unpack(">H", ip[2:4])[0] - ihl - (tcp[12] >> 4) * 4
-                yield sec + sub_ * frac, tcp, payload
+        return pcap_tcp_headers(os.path.join(d, name))
 
     # PSH: which data segments leaving HTB carry it (by the sequence number they end at)
     psh, n_psh = {}, {}

@@ -182,6 +182,20 @@ fn an_unknown_rto_estimator_is_refused_with_its_path() {
     );
 }
 
+#[test]
+fn a_bad_read_latency_is_refused_with_its_path() {
+    let e = refused(r#"read_latency = "-5us""#);
+    assert!(
+        e.contains("flows[0].tcp.read_latency") && e.contains("negative"),
+        "{e}"
+    );
+    let e = refused(r#"read_latency = { gamma = "1ms" }"#);
+    assert!(
+        e.contains("flows[0].tcp.read_latency") && e.contains("unknown distribution"),
+        "{e}"
+    );
+}
+
 /// A dumbbell of `n` flows of `cc` over `rate` with a 100 ms RTT and a BDP buffer,
 /// every option the default profile's (linux): what a new user gets.
 fn new_user(n: u32, cc: &str, rate: &str, secs: u32, extra: &str) -> ccsim::Output {
