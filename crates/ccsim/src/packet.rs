@@ -68,10 +68,11 @@ pub struct Packet {
     pub ecn: Ecn,
     pub ece: bool,
     pub cwr: bool,
-    /// Data: the TCP header's PSH, on the last segment of each skb the sender sends
-    /// (Linux's GSO segmentation keeps it on an skb's last segment only); a receiver
-    /// that ACKs at the application's reads acknowledges a pushed segment at once
-    /// (tcp/receiver.rs). It took the byte that had kept six one-byte fields here.
+    /// Data: the TCP header's PSH. On every data segment, or, for a flow whose receiver
+    /// ACKs at the application's reads (`tcp.read_latency`), on the last segment of
+    /// each skb (Linux's GSO segmentation keeps it there only; tcp/sender.rs), which
+    /// such a receiver acknowledges at its next read (tcp/receiver.rs). It took the
+    /// byte that had kept six one-byte fields here.
     pub psh: bool,
     /// SACK blocks or the XCP header (see `TcpOpt`); read and set through the
     /// methods below.

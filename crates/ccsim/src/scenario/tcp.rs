@@ -107,7 +107,7 @@ pub struct TcpOpts {
     /// itself (BBR).
     pub tso_defer: Option<bool>,
     /// The receiving application's wake-up latency, a duration or a distribution
-    /// (`"100us"`, `{ pareto = { shape = 1.6, mean = "150us" } }`): in-order data is
+    /// (`"100us"`, `{ normal = { mean = "85us", sd = "25us" } }`): in-order data is
     /// then acknowledged at the application's reads, as Linux does (`tcp_cleanup_rbuf`:
     /// more than one segment unacknowledged, or a PSH segment drained; tcp/receiver.rs).
     /// Left out: ACKs as data arrives, every second segment.
