@@ -66,6 +66,8 @@ pub struct Flow {
     rto_sched: Option<Time>,
     delack_gen: u32,
     delack_sched: Option<Time>,
+    read_gen: u32,
+    read_sched: Option<Time>,
     pace_gen: u32,
     pace_sched: Option<Time>,
     last_sample_bytes: u64,
@@ -118,6 +120,8 @@ impl Flow {
             rto_sched: None,
             delack_gen: 0,
             delack_sched: None,
+            read_gen: 0,
+            read_sched: None,
             pace_gen: 0,
             pace_sched: None,
             last_sample_bytes: 0,
@@ -150,6 +154,8 @@ impl Flow {
         self.rto_sched = None;
         self.delack_gen = self.delack_gen.wrapping_add(1);
         self.delack_sched = None;
+        self.read_gen = self.read_gen.wrapping_add(1);
+        self.read_sched = None;
         self.pace_gen = self.pace_gen.wrapping_add(1);
         self.pace_sched = None;
         self.last_sample_bytes = 0;
@@ -410,6 +416,7 @@ impl World {
             Event::TxDone(l) => self.on_txdone(l),
             Event::Rto(f, g) => self.on_rto(f, g),
             Event::DelAck(f, g) => self.on_delack(f, g),
+            Event::Read(f, g) => self.on_read(f, g),
             Event::FlowStart(f) => self.on_flow_start(f),
             Event::SourceEmit(s) => self.on_source(s),
             Event::Workload(w, j) => self.on_workload(w, j),
@@ -627,6 +634,7 @@ impl World {
                 let f = pkt.flow as usize;
                 self.flows[f].receiver.on_data(&pkt, now, &mut self.out);
                 self.sync_delack(f);
+                self.sync_read(f);
                 self.inject_out();
                 self.net_leave(f);
             }
@@ -742,7 +750,7 @@ impl World {
 
     fn sync_delack(&mut self, i: usize) {
         let fl = &mut self.flows[i];
-        if let Some(d) = fl.receiver.deadline() {
+        if let Some(d) = fl.receiver.delack_deadline {
             if fl.delack_sched.is_none_or(|s| d < s) {
                 fl.delack_gen = fl.delack_gen.wrapping_add(1);
                 fl.delack_sched = Some(d);
@@ -760,11 +768,38 @@ impl World {
             return;
         }
         fl.delack_sched = None;
-        match fl.receiver.deadline() {
+        match fl.receiver.delack_deadline {
             Some(d) if d <= now => fl.receiver.on_delack_timer(now, &mut self.out),
             _ => {}
         }
         self.sync_delack(i);
+        self.inject_out();
+    }
+
+    /// The application's read: its own event, so that a read scheduled before the
+    /// delayed ACK does not supersede (and re-push) the delayed-ACK event.
+    fn sync_read(&mut self, i: usize) {
+        let fl = &mut self.flows[i];
+        if let Some(d) = fl.receiver.read_deadline() {
+            if fl.read_sched.is_none_or(|s| d < s) {
+                fl.read_gen = fl.read_gen.wrapping_add(1);
+                fl.read_sched = Some(d);
+                self.events
+                    .schedule(d, Event::Read(FlowId(i as u32), fl.read_gen));
+            }
+        }
+    }
+
+    fn on_read(&mut self, f: FlowId, gen: u32) {
+        let i = f.0 as usize;
+        let now = self.now;
+        let fl = &mut self.flows[i];
+        if gen != fl.read_gen {
+            return;
+        }
+        fl.read_sched = None;
+        fl.receiver.on_read_timer(now, &mut self.out);
+        self.sync_read(i);
         self.inject_out();
     }
 

@@ -27,6 +27,8 @@ pub enum Event {
     Rto(FlowId, u32),
     /// Delayed-ACK timer at the receiver.
     DelAck(FlowId, u32),
+    /// The receiving application's read (`tcp.read_latency`).
+    Read(FlowId, u32),
     /// Pacing release at the sender.
     Pace(FlowId, u32),
     SourceEmit(SourceId),

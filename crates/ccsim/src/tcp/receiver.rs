@@ -143,18 +143,12 @@ impl Receiver {
         }
     }
 
-    /// The receiver's next timer: the delayed ACK (or SACK compression), or the
-    /// application's read, whichever is first. A read that will find one unpushed
-    /// segment sends nothing and needs no event (half the reads of a flow whose skbs
-    /// are pairs): it counts only once more data has arrived before it.
-    pub fn deadline(&self) -> Option<Time> {
-        let read = self
-            .read_at
-            .filter(|_| self.unacked >= 2 || (self.unacked == 1 && self.pushed));
-        match (self.delack_deadline, read) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+    /// When the application's next read acknowledges something. A read that will find
+    /// one unpushed segment sends nothing and needs no event (half the reads of a flow
+    /// whose skbs are pairs): it counts only once more data has arrived before it.
+    pub fn read_deadline(&self) -> Option<Time> {
+        self.read_at
+            .filter(|_| self.unacked >= 2 || (self.unacked == 1 && self.pushed))
     }
 
     fn payload_of(&self, seq: u64) -> u64 {
@@ -409,19 +403,19 @@ impl Receiver {
         }
     }
 
-    /// The receiver's timer ([`Receiver::deadline`]): the application's read if it is
-    /// due, then the delayed-ACK or SACK-compression timer if that is.
+    /// The delayed-ACK timer, or the SACK-compression timer (one deadline: the earlier).
     pub fn on_delack_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
-        if self.read_at.is_some_and(|t| t <= now) {
-            self.on_read(now, out);
-            if self.delack_deadline.is_some_and(|t| t > now) {
-                return; // only the read was due
-            }
-        }
         if self.unacked > 0 || self.compressed > 0 {
             self.ack(now, out);
         }
         self.delack_deadline = None;
+    }
+
+    /// The application's read timer ([`Receiver::read_deadline`]).
+    pub fn on_read_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if self.read_at.is_some_and(|t| t <= now) {
+            self.on_read(now, out);
+        }
     }
 
     /// The application reads all the in-order data there is (`tcp_cleanup_rbuf`): an
@@ -613,14 +607,18 @@ mod tests {
             p
         };
         let mut out = Vec::new();
-        let step = |r: &mut Receiver, out: &mut Vec<Packet>, until: Time| {
-            while let Some(d) = r.deadline().filter(|&d| d <= until) {
-                r.on_delack_timer(d, out);
+        // The engine's two receiver timers, earliest first.
+        let step = |r: &mut Receiver, out: &mut Vec<Packet>, until: Time| loop {
+            match (r.read_deadline(), r.delack_deadline) {
+                (Some(a), d) if a <= until && d.is_none_or(|d| a <= d) => r.on_read_timer(a, out),
+                (_, Some(d)) if d <= until => r.on_delack_timer(d, out),
+                _ => break,
             }
         };
         // 0 (no PSH): the read finds one segment and sends nothing (no event for it).
         r.on_data(&seg(0, false), us(0), &mut out);
-        assert_eq!(r.deadline(), Some(Time::from_millis(40)), "the delayed ACK");
+        assert_eq!(r.read_deadline(), None, "no event for that read");
+        assert_eq!(r.delack_deadline, Some(Time::from_millis(40)));
         step(&mut r, &mut out, us(500));
         assert!(out.is_empty());
         // 1 (PSH): the read ACKs both, at the read, not on arrival.
@@ -671,8 +669,8 @@ mod tests {
                     let mut p = data(k);
                     p.psh = true;
                     r.on_data(&p, t, &mut out);
-                    let d = r.deadline().unwrap();
-                    r.on_delack_timer(d, &mut out);
+                    let d = r.read_deadline().unwrap();
+                    r.on_read_timer(d, &mut out);
                     d - t
                 })
                 .collect::<Vec<_>>()
