@@ -23,6 +23,45 @@ use crate::tcp::{Receiver, Sender};
 use crate::traffic::{Action, Workload};
 use crate::units::Time;
 
+/// A generation-stamped timer of a flow (RTO, pacing release, delayed ACK, read): at
+/// most one event is counted on, the earliest scheduled; a later-scheduled or
+/// superseded event finds another generation and does nothing.
+#[derive(Clone, Copy, Debug, Default)]
+struct FlowTimer {
+    gen: u32,
+    sched: Option<Time>,
+}
+
+impl FlowTimer {
+    /// A new generation to schedule at `d`, unless an event no later is pending.
+    #[inline]
+    fn arm(&mut self, d: Time) -> Option<u32> {
+        if self.sched.is_none_or(|s| d < s) {
+            self.gen = self.gen.wrapping_add(1);
+            self.sched = Some(d);
+            Some(self.gen)
+        } else {
+            None
+        }
+    }
+
+    /// An event of generation `gen` fires: true if it is the current one.
+    #[inline]
+    fn fire(&mut self, gen: u32) -> bool {
+        let current = gen == self.gen;
+        if current {
+            self.sched = None;
+        }
+        current
+    }
+
+    /// Forget the pending event (a new flow instance).
+    fn reset(&mut self) {
+        self.gen = self.gen.wrapping_add(1);
+        self.sched = None;
+    }
+}
+
 /// Per-flow counters snapshotted at the warmup.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FlowSnap {
@@ -62,14 +101,10 @@ pub struct Flow {
     pub snap: FlowSnap,
     /// Segments whose first transmission is dropped on injection, sorted (testing).
     forced_drops: Vec<u64>,
-    rto_gen: u32,
-    rto_sched: Option<Time>,
-    delack_gen: u32,
-    delack_sched: Option<Time>,
-    read_gen: u32,
-    read_sched: Option<Time>,
-    pace_gen: u32,
-    pace_sched: Option<Time>,
+    rto: FlowTimer,
+    delack: FlowTimer,
+    read: FlowTimer,
+    pace: FlowTimer,
     last_sample_bytes: u64,
     /// Packets of this flow (data and ACKs) in the network now; a workload slot is
     /// reused only at zero (traffic/).
@@ -116,14 +151,10 @@ impl Flow {
             flight_at_first_drop: None,
             snap: FlowSnap::default(),
             forced_drops: Vec::new(),
-            rto_gen: 0,
-            rto_sched: None,
-            delack_gen: 0,
-            delack_sched: None,
-            read_gen: 0,
-            read_sched: None,
-            pace_gen: 0,
-            pace_sched: None,
+            rto: FlowTimer::default(),
+            delack: FlowTimer::default(),
+            read: FlowTimer::default(),
+            pace: FlowTimer::default(),
             last_sample_bytes: 0,
             in_net: 0,
             slot: None,
@@ -150,14 +181,10 @@ impl Flow {
         self.cwnd_at_first_drop = None;
         self.flight_at_first_drop = None;
         self.snap = FlowSnap::default();
-        self.rto_gen = self.rto_gen.wrapping_add(1);
-        self.rto_sched = None;
-        self.delack_gen = self.delack_gen.wrapping_add(1);
-        self.delack_sched = None;
-        self.read_gen = self.read_gen.wrapping_add(1);
-        self.read_sched = None;
-        self.pace_gen = self.pace_gen.wrapping_add(1);
-        self.pace_sched = None;
+        self.rto.reset();
+        self.delack.reset();
+        self.read.reset();
+        self.pace.reset();
         self.last_sample_bytes = 0;
     }
 
@@ -634,7 +661,6 @@ impl World {
                 let f = pkt.flow as usize;
                 self.flows[f].receiver.on_data(&pkt, now, &mut self.out);
                 self.sync_delack(f);
-                self.sync_read(f);
                 self.inject_out();
                 self.net_leave(f);
             }
@@ -697,20 +723,15 @@ impl World {
     /// and its pacing release.
     fn sync_rto(&mut self, i: usize) {
         let fl = &mut self.flows[i];
+        let f = FlowId(i as u32);
         if let Some(d) = fl.sender.pace_at {
-            if fl.pace_sched.is_none_or(|s| d < s) {
-                fl.pace_gen = fl.pace_gen.wrapping_add(1);
-                fl.pace_sched = Some(d);
-                self.events
-                    .schedule(d, Event::Pace(FlowId(i as u32), fl.pace_gen));
+            if let Some(g) = fl.pace.arm(d) {
+                self.events.schedule(d, Event::Pace(f, g));
             }
         }
         if let Some(d) = fl.sender.timer_deadline() {
-            if fl.rto_sched.is_none_or(|s| d < s) {
-                fl.rto_gen = fl.rto_gen.wrapping_add(1);
-                fl.rto_sched = Some(d);
-                self.events
-                    .schedule(d, Event::Rto(FlowId(i as u32), fl.rto_gen));
+            if let Some(g) = fl.rto.arm(d) {
+                self.events.schedule(d, Event::Rto(f, g));
             }
         }
     }
@@ -719,10 +740,9 @@ impl World {
         let i = f.0 as usize;
         let now = self.now;
         let fl = &mut self.flows[i];
-        if gen != fl.rto_gen {
+        if !fl.rto.fire(gen) {
             return;
         }
-        fl.rto_sched = None;
         match fl.sender.timer_deadline() {
             None => {}
             Some(d) if d > now => {}
@@ -737,10 +757,9 @@ impl World {
     fn on_pace(&mut self, f: FlowId, gen: u32) {
         let i = f.0 as usize;
         let fl = &mut self.flows[i];
-        if gen != fl.pace_gen {
+        if !fl.pace.fire(gen) {
             return;
         }
-        fl.pace_sched = None;
         if fl.sender.pace_at.is_some() {
             fl.sender.try_send(self.now, &mut self.out);
         }
@@ -748,14 +767,20 @@ impl World {
         self.inject_out();
     }
 
+    /// The receiver's timers: the delayed ACK (or SACK compression), and the
+    /// application's read, each its own event so that an earlier read does not
+    /// supersede (and re-push) the delayed ACK's.
     fn sync_delack(&mut self, i: usize) {
         let fl = &mut self.flows[i];
+        let f = FlowId(i as u32);
         if let Some(d) = fl.receiver.delack_deadline {
-            if fl.delack_sched.is_none_or(|s| d < s) {
-                fl.delack_gen = fl.delack_gen.wrapping_add(1);
-                fl.delack_sched = Some(d);
-                self.events
-                    .schedule(d, Event::DelAck(FlowId(i as u32), fl.delack_gen));
+            if let Some(g) = fl.delack.arm(d) {
+                self.events.schedule(d, Event::DelAck(f, g));
+            }
+        }
+        if let Some(d) = fl.receiver.read_deadline() {
+            if let Some(g) = fl.read.arm(d) {
+                self.events.schedule(d, Event::Read(f, g));
             }
         }
     }
@@ -764,10 +789,9 @@ impl World {
         let i = f.0 as usize;
         let now = self.now;
         let fl = &mut self.flows[i];
-        if gen != fl.delack_gen {
+        if !fl.delack.fire(gen) {
             return;
         }
-        fl.delack_sched = None;
         match fl.receiver.delack_deadline {
             Some(d) if d <= now => fl.receiver.on_delack_timer(now, &mut self.out),
             _ => {}
@@ -776,30 +800,14 @@ impl World {
         self.inject_out();
     }
 
-    /// The application's read: its own event, so that a read scheduled before the
-    /// delayed ACK does not supersede (and re-push) the delayed-ACK event.
-    fn sync_read(&mut self, i: usize) {
-        let fl = &mut self.flows[i];
-        if let Some(d) = fl.receiver.read_deadline() {
-            if fl.read_sched.is_none_or(|s| d < s) {
-                fl.read_gen = fl.read_gen.wrapping_add(1);
-                fl.read_sched = Some(d);
-                self.events
-                    .schedule(d, Event::Read(FlowId(i as u32), fl.read_gen));
-            }
-        }
-    }
-
     fn on_read(&mut self, f: FlowId, gen: u32) {
         let i = f.0 as usize;
-        let now = self.now;
         let fl = &mut self.flows[i];
-        if gen != fl.read_gen {
+        if !fl.read.fire(gen) {
             return;
         }
-        fl.read_sched = None;
-        fl.receiver.on_read_timer(now, &mut self.out);
-        self.sync_read(i);
+        fl.receiver.on_read_timer(self.now, &mut self.out);
+        self.sync_delack(i);
         self.inject_out();
     }
 
