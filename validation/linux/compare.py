@@ -9,7 +9,10 @@ with testbed.py's own estimators (``drop_events``, ``reductions``) and window
     python validation/linux/compare.py [POINT ...] [--seeds 3] [--json out.json]
 
 prints a markdown table: ccsim mean +- sd vs Linux mean +- sd, and pass/fail per tolerance
-(TOLERANCES below: the issue's).
+(TOLERANCES below: the issue's). `--unpaced` compares against unpaced_check.json with the
+scenarios' pacing off; `--reference FILE` against a `testbed.py rerun` file (e.g.
+quickack_check.json, with `--set tcp.delayed_ack=false` for its receiver that ACKs every
+segment).
 """
 
 from __future__ import annotations
@@ -71,6 +74,17 @@ def unpaced_summary() -> dict[str, dict[str, float | str]]:
     by_point: dict[str, list[dict]] = {}
     for name, row in runs.items():
         by_point.setdefault(name.rsplit("_r", 1)[0], []).append(row)
+    return _summarize(by_point)
+
+
+def rerun_summary(name: str) -> dict[str, dict[str, float | str]]:
+    """A `testbed.py rerun` file next to this script (its points' runs), summarized as
+    unpaced_summary() does."""
+    pts = json.loads((HERE / name).read_text())["points"]
+    return _summarize({p: v["runs"] for p, v in pts.items()})
+
+
+def _summarize(by_point: dict[str, list[dict]]) -> dict[str, dict[str, float | str]]:
     out = {}
     for point, rows in by_point.items():
         ref = {"point": point, "runs": len(rows)}
@@ -333,6 +347,10 @@ def main(argv=None) -> int:
         action="store_true",
         help="against unpaced_check.json, with the scenarios' pacing off (tcp.pacing none)",
     )
+    ap.add_argument(
+        "--reference",
+        help="against a `testbed.py rerun` file next to this script (e.g. quickack_check.json)",
+    )
     ap.add_argument("--json")
     a = ap.parse_args(argv)
     ov = {k: _toml_value(v) for k, v in (kv.split("=", 1) for kv in a.set)}
@@ -340,6 +358,8 @@ def main(argv=None) -> int:
     if a.unpaced:
         ref = unpaced_summary()
         ov = {"tcp.pacing": "none", **ov}
+    if a.reference:
+        ref = rerun_summary(a.reference)
     res = []
     for p in a.points or (list(ref) if ref else points()):
         r = compare_point(p, tuple(range(1, a.seeds + 1)), ov, not a.no_jitter, ref)

@@ -23,6 +23,7 @@ Usage (root):
     python3 testbed.py campaign --plan A       # the committed measurement plan
     python3 testbed.py analyze                 # runs.csv + summary.csv from raw/
     python3 testbed.py bursts                  # senders' burst sizes at the router (bursts.json)
+    python3 testbed.py rerun POINT --quickack --out quickack_check.json  # receiver ACKs every segment
 """
 import argparse
 import csv
@@ -60,6 +61,11 @@ SYSCTLS_SND = {  # set in the sender namespace (per-netns values)
     # unpaced Reno and CUBIC (a namespace may set only tcp_allowed_congestion_control).
     "net.ipv4.tcp_congestion_control": "bbr",
 }
+# Extra attributes of the receiver's route back to the sender: `run --quickack` and
+# `rerun --quickack` add `quickack 1` (RTAX_QUICKACK: tcp_in_quickack_mode holds, so the
+# receiver ACKs every segment at once, no delayed ACK and no ACK at the application's
+# reads), the experiment of docs/linux.md, "Remaining differences".
+RCV_ROUTE_EXTRA: list[str] = []
 RECORD_SYSCTLS = [
     "net.ipv4.tcp_no_metrics_save", "net.ipv4.tcp_sack", "net.ipv4.tcp_timestamps",
     "net.ipv4.tcp_ecn", "net.ipv4.tcp_recovery", "net.ipv4.tcp_early_retrans",
@@ -153,7 +159,7 @@ def setup(rate_mbit, rtt_ms, buf_pkts, nfq_maxlen=65536, htb_burst=None):
     sh(["ip", "route", "add", "default", "via", "10.77.1.2"], ns=NS["snd"])
     sh(["ip", "route", "add", "10.77.3.0/24", "via", "10.77.2.2"], ns=NS["rtr"])
     sh(["ip", "route", "add", "10.77.1.0/24", "via", "10.77.2.1"], ns=NS["dly"])
-    sh(["ip", "route", "add", "default", "via", "10.77.3.1"], ns=NS["rcv"])
+    sh(["ip", "route", "add", "default", "via", "10.77.3.1", *RCV_ROUTE_EXTRA], ns=NS["rcv"])
     for n in ("rtr", "dly"):
         sh(["sysctl", "-q", "-w", "net.ipv4.ip_forward=1"], ns=NS[n])
     for k, v in SYSCTLS_SND.items():
@@ -229,7 +235,7 @@ def run_one(name, flows, rate, rtt, buf, dur, warm, interval=0.02, tail=3.0, htb
     os.makedirs(d)
     meta = dict(name=name, flows=flows, rate_mbit=rate, rtt_ms=rtt, buf_pkts=buf, dur_s=dur,
                 warm_s=warm, interval_s=interval, mss=MSS, wire_bytes=WIRE,
-                htb_burst=htb_burst or 2 * WIRE)
+                htb_burst=htb_burst or 2 * WIRE, rcv_route_extra=RCV_ROUTE_EXTRA)
     try:
         nfq = setup(rate, rtt, buf, htb_burst=htb_burst)
         meta["sysctls"] = record_sysctls()
@@ -990,7 +996,9 @@ def bbr_alone(args):
                          "nfq_mean_late_us": a["nfq_mean_late_us"],
                          "nfq_late_over_1ms": a["nfq_late_over_1ms"]})
             print(point, rep, runs[-1], flush=True)
-        out["points"][point] = {"dur_s": dur, "warm_s": warm, "runs": runs}
+        out["points"][point] = {"dur_s": dur, "warm_s": warm, "runs": runs,
+                                "receiver_route": " ".join(RCV_ROUTE_EXTRA) or "default",
+                                "default_cc": SYSCTLS_SND["net.ipv4.tcp_congestion_control"]}
     with open(os.path.join(HERE, "bbr_alone_rerun.json"), "w") as f:
         json.dump(out, f, indent=1)
 
@@ -1227,6 +1235,8 @@ def main():
     r.add_argument("--capture-at", default="r0",
                    help="comma-separated router interfaces --capture records (r0: ingress; r1: "
                         "egress after HTB); with r1 too, also print HTB's release lateness")
+    r.add_argument("--quickack", action="store_true",
+                   help="the receiver ACKs every segment at once (route attribute quickack 1)")
     c = sub.add_parser("campaign")
     c.add_argument("--plan", default="A")
     c.add_argument("--reps", type=int, default=3)
@@ -1242,6 +1252,10 @@ def main():
     rr.add_argument("points", nargs="+")
     rr.add_argument("--reps", type=int, default=5)
     rr.add_argument("--out", required=True, help="file name next to this script")
+    rr.add_argument("--quickack", action="store_true",
+                    help="the receiver ACKs every segment at once (route attribute quickack 1)")
+    rr.add_argument("--default-cc", default=None,
+                    help="the namespaces' default congestion control (reno: unpaced Reno and CUBIC)")
     args = ap.parse_args()
     if args.cmd == "analyze":  # reads raw/ only: never touches namespaces
         return analyze(args)
@@ -1251,6 +1265,8 @@ def main():
         sys.exit("needs root (network namespaces)")
     build_nfq()
     os.makedirs(RAW, exist_ok=True)
+    if getattr(args, "quickack", False):
+        RCV_ROUTE_EXTRA.extend(["quickack", "1"])
 
     def on_sig(s, f):
         teardown()
@@ -1282,6 +1298,8 @@ def main():
         elif args.cmd == "bbr-alone":
             bbr_alone(args)
         elif args.cmd == "rerun":
+            if args.default_cc:
+                SYSCTLS_SND["net.ipv4.tcp_congestion_control"] = args.default_cc
             rerun(args)
     finally:
         teardown()
