@@ -23,7 +23,7 @@ Usage (root):
     python3 testbed.py campaign --plan A       # the committed measurement plan
     python3 testbed.py analyze                 # runs.csv + summary.csv from raw/
     python3 testbed.py bursts                  # senders' burst sizes at the router (bursts.json)
-    python3 testbed.py rerun POINT --quickack --out quickack_check.json  # receiver ACKs every segment
+    python3 testbed.py rerun POINT --quickack --out quickack_check.json  # ACK every segment
 """
 import argparse
 import csv
@@ -610,6 +610,43 @@ def pcap_tcp_headers(path):
             tcp = ip[ihl:]
             payload = struct.unpack(">H", ip[2:4])[0] - ihl - (tcp[12] >> 4) * 4
             yield sec + sub_ * frac, tcp, payload
+
+
+def pcap_psh_bursts(path, gap_us=60.0):
+    """Each data flow's bursts (segments less than *gap_us* apart, as pcap_bursts) by
+    their PSH flags in order ('.' without, 'P' with; '.P' is a pair whose second segment
+    carries PSH): {source port: {pattern: count}}."""
+    import struct
+
+    last, cur, out = {}, {}, {}
+    for t, tcp, payload in pcap_tcp_headers(path):
+        if payload <= 0:
+            continue
+        port = struct.unpack(">H", tcp[0:2])[0]
+        flag = "P" if tcp[13] & 0x08 else "."
+        if port in last and (t - last[port]) * 1e6 < gap_us:
+            cur[port] += flag
+        else:
+            if port in cur:
+                h = out.setdefault(port, {})
+                h[cur[port]] = h.get(cur[port], 0) + 1
+            cur[port] = flag
+        last[port] = t
+    for port, pat in cur.items():
+        h = out.setdefault(port, {})
+        h[pat] = h.get(pat, 0) + 1
+    return out
+
+
+def capture_psh_patterns(d, top=8):
+    """pcap_psh_bursts of a run's r0.pcap by congestion control (capture_bursts' names):
+    each flow's *top* most frequent patterns."""
+    names = {int(k.split(":")[1]): k.split(":")[0] for k in capture_bursts(d)}
+    out = {}
+    for port, h in pcap_psh_bursts(os.path.join(d, "r0.pcap")).items():
+        if port in names:
+            out[names[port]] = dict(sorted(h.items(), key=lambda kv: -kv[1])[:top])
+    return out
 
 
 def capture_drops(d, gap_s=0.25):
@@ -1255,7 +1292,7 @@ def main():
     rr.add_argument("--quickack", action="store_true",
                     help="the receiver ACKs every segment at once (route attribute quickack 1)")
     rr.add_argument("--default-cc", default=None,
-                    help="the namespaces' default congestion control (reno: unpaced Reno and CUBIC)")
+                    help="the namespaces' default congestion control (reno: Reno, CUBIC unpaced)")
     args = ap.parse_args()
     if args.cmd == "analyze":  # reads raw/ only: never touches namespaces
         return analyze(args)
