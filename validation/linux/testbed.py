@@ -612,15 +612,15 @@ def pcap_tcp_headers(path):
             yield sec + sub_ * frac, tcp, payload
 
 
-def pcap_psh_bursts(path, gap_us=60.0):
+def pcap_psh_bursts(path, gap_us=60.0, t_from=0.0):
     """Each data flow's bursts (segments less than *gap_us* apart, as pcap_bursts) by
     their PSH flags in order ('.' without, 'P' with; '.P' is a pair whose second segment
-    carries PSH): {source port: {pattern: count}}."""
+    carries PSH): {source port: {pattern: count}}. Segments before *t_from* are left out."""
     import struct
 
     last, cur, out = {}, {}, {}
     for t, tcp, payload in pcap_tcp_headers(path):
-        if payload <= 0:
+        if payload <= 0 or t < t_from:
             continue
         port = struct.unpack(">H", tcp[0:2])[0]
         flag = "P" if tcp[13] & 0x08 else "."

@@ -36,7 +36,7 @@
 //!
 //! With `tso_defer` (Linux) new data leaves as Linux's `tcp_write_xmit` sends its write
 //! queue: in skbs of `tcp_tso_autosize` segments, and an skb the window can take only
-//! part of (two segments or more; one is never deferred) waiting, when
+//! part of (one segment or more: Linux's write-queue skbs outgrow the room) waiting, when
 //! `tcp_tso_should_defer` says so ([`Sender::tso_should_defer`]), for the next ACK. The
 //! skbs are cut afresh at each send attempt, as from a send queue that a bulk
 //! application refills as ACKs free its buffer. With `pacing = "linux"` (Linux's own
@@ -136,9 +136,9 @@ pub struct SenderConfig {
     /// the window cannot take whole may wait for the next ACK (Linux
     /// `tcp_tso_should_defer`; see [`Sender::tso_should_defer`]).
     pub tso_defer: bool,
-    /// PSH on the last segment of each skb ([`Sender::psh`]), for a receiver that ACKs
-    /// at the application's reads (`tcp.read_latency`); off: every data segment carries
-    /// PSH (what a capture shows), which no other receiver reads.
+    /// PSH on the last segment of each skb sent ([`Sender::mark_skb_ends`]), for a
+    /// receiver that ACKs at the application's reads (`tcp.read_latency`); off: every
+    /// data segment carries PSH (what a capture shows), which no other receiver reads.
     pub mark_psh: bool,
 }
 
@@ -276,9 +276,6 @@ pub struct Sender {
     last_tx: Option<Time>,
     /// The last send attempt deferred an skb (Linux sets `is_cwnd_limited` then).
     deferred: bool,
-    /// The end (exclusive) of the skb new data is being written into, for PSH: its
-    /// last segment carries it.
-    psh_end: u64,
     /// Send times for TSO deferral's expected-ACK test when RACK, which keeps them,
     /// is off.
     xmit: Option<Box<XmitRing>>,
@@ -400,7 +397,6 @@ impl Sender {
             gso: GsoBurst::default(),
             last_tx: None,
             deferred: false,
-            psh_end: 0,
             xmit,
             stats: SenderStats::default(),
             sb: Scoreboard::default(),
@@ -519,7 +515,9 @@ impl Sender {
             now,
         );
         p.retx = retx;
-        p.psh = !self.cfg.mark_psh || (!retx && self.psh(seq));
+        // With `mark_psh`, the flow's last segment (the application's last write) carries
+        // PSH; `try_send` marks the ends of the skbs it sends (`mark_skb_ends`).
+        p.psh = !self.cfg.mark_psh || (!retx && seq + 1 == self.limit);
         // XCP congestion header (Katabi et al. 2002, §3.2): cwnd in bytes on the wire,
         // SRTT, and an unlimited request that the routers lower (cc/xcp.rs).
         if self.xcp {
@@ -558,29 +556,45 @@ impl Sender {
         }
     }
 
-    /// Whether new segment `seq` carries PSH. The testbed's Linux sender (iperf3) puts
-    /// PSH on 46-48 % of its segments, on the last of each pair it sends as one GSO
-    /// skb, and its receiver's ACKs pair up with those skbs
-    /// (validation/linux/drop_capture.json): PSH ends an skb (GSO segmentation keeps
-    /// it on the last segment), and skbs keep their boundaries in sequence space when
-    /// the window sends only part of one (`tso_fragment` leaves PSH on the remainder).
-    /// So the stream is cut into skbs of the sender's current skb size (`tso_autosize`
-    /// of its pacing rate, as it sends them) where the last one ended; the flow's last
-    /// segment carries PSH too (the application's last write).
-    fn psh(&mut self, seq: u64) -> bool {
-        if seq >= self.psh_end {
-            let goal = match self.win.pacing_rate.filter(|_| self.cfg.gso_bursts) {
-                Some(rate) => u64::from(tso_autosize_min(
-                    rate,
-                    self.rtt.min_rtt,
-                    self.cfg.mss,
-                    bbr_min_tso_segs(rate),
-                )),
-                None => self.tso_goal(),
-            };
-            self.psh_end = seq + goal.max(1);
+    /// PSH as the testbed's Linux sender (iperf3) puts it on the wire: on the last
+    /// segment of each skb it transmits, never on a segment sent alone that was cut
+    /// from a larger skb (the window's room of one). In the captures every pair carries
+    /// PSH on its second segment and 97-99 % of the single segments none; a run of
+    /// singles ends with one PSH (validation/linux/quickack_check.json,
+    /// `psh_patterns`). The new segments an attempt sends in a row (from `first` in
+    /// `out`) leave as skbs of the current goal (`tso_autosize`, or the algorithm's
+    /// GSO burst), so a run of three is a pair and a single.
+    fn mark_skb_ends(&self, first: usize, out: &mut [Packet]) {
+        let goal = match self.win.pacing_rate.filter(|_| self.cfg.gso_bursts) {
+            Some(rate) => {
+                tso_autosize_min(rate, self.rtt.min_rtt, self.cfg.mss, bbr_min_tso_segs(rate))
+                    as usize
+            }
+            None => self.tso_goal() as usize,
         }
-        seq + 1 == self.psh_end || seq + 1 == self.limit
+        .max(1);
+        let new_data = |p: &Packet| p.kind == PktKind::Data && !p.retx;
+        let mut i = first;
+        while i < out.len() {
+            if !new_data(&out[i]) {
+                i += 1;
+                continue;
+            }
+            let mut j = i + 1;
+            while j < out.len()
+                && j - i < goal
+                && new_data(&out[j])
+                && out[j].seq == out[j - 1].seq + 1
+            {
+                j += 1;
+            }
+            // A single segment cut from a larger skb carries none; one-segment skbs
+            // (no rate yet, or a rate under two segments a millisecond) carry it.
+            if j - i >= 2 || goal == 1 {
+                out[j - 1].psh = true;
+            }
+            i = j;
+        }
     }
 
     /// Pacing gate: true if a packet may leave now; otherwise records when.
@@ -715,6 +729,14 @@ impl Sender {
 
     /// Send what the window (and the pacer) allows.
     pub fn try_send(&mut self, now: Time, out: &mut Vec<Packet>) {
+        let first = out.len();
+        self.send_allowed(now, out);
+        if self.cfg.mark_psh {
+            self.mark_skb_ends(first, out);
+        }
+    }
+
+    fn send_allowed(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.pace_at = None;
         let paced = self.pacer.active(&self.win);
         if self.state == CaState::Recovery && self.cfg.recovery == Recovery::Sack {
@@ -757,13 +779,13 @@ impl Sender {
                         skb_end - self.snd_nxt,
                         self.snd_una + wnd + sacked - self.snd_nxt,
                     );
-                    // The skb is what the window takes of it (tcp_write_xmit grows the
-                    // head skb to min(cwnd quota, max_segs), tcp_grow_skb): one segment
-                    // is never deferred (tso_segs == 1 goes to the Nagle test instead).
-                    if quota.min(left) > 1
-                        && quota < left
-                        && self.tso_should_defer(now, quota, goal, wnd)
-                    {
+                    // Linux's write-queue skbs are as large as tcp_xmit_size_goal allows
+                    // (up to 64 KB): the head skb holds more than a window's room of one
+                    // segment too, so tcp_write_xmit asks tcp_tso_should_defer for any
+                    // room smaller than the skb (with a receiver that ACKs every segment
+                    // the testbed's Reno and CUBIC still send 50-85 % of their segments in
+                    // pairs; validation/linux/quickack_check.json).
+                    if quota < left && self.tso_should_defer(now, quota, goal, wnd) {
                         // Until the next ACK: nothing else calls tcp_write_xmit for a
                         // bulk sender (the testbed's unpaced senders send only at ACKs).
                         self.deferred = true;
@@ -2020,6 +2042,34 @@ mod tests {
         assert_eq!(out.iter().map(|p| p.psh).collect::<Vec<_>>(), [true; 4]);
     }
 
+    /// A pair carries PSH on its second segment; a single segment the window's room
+    /// cuts from an skb carries none (the testbed's '.P' and '.' bursts; one Reno flow
+    /// at 20 Mb/s, skbs of 2).
+    #[test]
+    fn psh_marks_skb_ends_not_a_single_cut_from_an_skb() {
+        let mut cfg = config(Recovery::Sack, 40.0);
+        cfg.tso_defer = true;
+        cfg.rack = true;
+        cfg.mark_psh = true;
+        let mut s = reno_sender(cfg);
+        let mut out = Vec::new();
+        s.start(ms(1), &mut out);
+        let psh = |s: &mut Sender, seq: u64, at: Time| {
+            let mut out = Vec::new();
+            let mut p = ack(seq, at);
+            p.ts_ecr = ms(1);
+            s.on_ack(&p, at, &mut out);
+            out.iter().map(|p| p.psh).collect::<Vec<_>>()
+        };
+        let t1 = ms(101) + Time::from_micros(1200);
+        assert_eq!(psh(&mut s, 2, ms(101)), [false, true]);
+        assert_eq!(psh(&mut s, 5, t1), [false, true], "the third waits");
+        // Sent alone once the last write is over 1 ms old, the cut single carries none.
+        let mut out = Vec::new();
+        s.try_send(t1 + Time::from_micros(5000), &mut out);
+        assert_eq!(out.iter().map(|p| p.psh).collect::<Vec<_>>(), [false]);
+    }
+
     /// Linux's ACK clock at 50 Mb/s (tcp_tso_should_defer): ACKs of two segments 0.48 ms
     /// apart free two segments each, half a 4-segment skb; the window takes the skb
     /// whole every other ACK and the half in between waits (the last write under 1 ms
@@ -2047,13 +2097,15 @@ mod tests {
 
     /// One Reno flow at 20 Mb/s (ACKs of two segments 1.2 ms apart, skbs of 2): an ACK
     /// that frees three segments (here an ACK of three; in a run, the window's
-    /// increase) sends a pair and then the third at once, since the window takes one
-    /// segment of the next skb and a one-segment skb is never deferred; the next ACK
-    /// sends a pair again. So does Linux: unpaced, its TSQ handler sends the single as
-    /// soon as the pair has left (ftrace of the testbed's sender, docs/tcp.md); held
-    /// for the next ACK, the single would make the window's increases leave in threes.
+    /// increase) sends a pair, and the third, a room of one segment, waits like a room
+    /// of two would while the head's ACK is due within min(SRTT/2, 1 ms) (here it is
+    /// past due: the initial window left at once). Linux's head skb is larger than the
+    /// room (its write-queue skbs are up to 64 KB), so `tcp_tso_should_defer` is asked
+    /// for it: with a receiver that ACKs every segment the testbed's Reno and CUBIC
+    /// send 50-85 % of their segments in pairs (validation/linux/quickack_check.json).
+    /// No timer: the held segment leaves with the next ACK's pair.
     #[test]
-    fn tso_deferral_never_holds_a_single_segment() {
+    fn tso_deferral_holds_a_room_of_one_segment_as_of_two() {
         let mut cfg = config(Recovery::Sack, 40.0);
         cfg.tso_defer = true;
         cfg.rack = true;
@@ -2065,24 +2117,19 @@ mod tests {
             let mut p = ack(seq, at);
             p.ts_ecr = ms(1);
             s.on_ack(&p, at, &mut out);
-            out.len()
+            out.iter().map(|p| p.seq).collect::<Vec<_>>()
         };
         let t1 = ms(101) + Time::from_micros(1200);
-        assert_eq!(sent(&mut s, 2, ms(101)), 2);
+        assert_eq!(sent(&mut s, 2, ms(101)).len(), 2);
+        let pair = sent(&mut s, 5, t1);
+        assert_eq!(pair.len(), 2, "an ACK of three: a pair; the third waits");
+        assert_eq!(s.pace_at, None, "for the next ACK, no timer");
+        let next = sent(&mut s, 7, t1 + Time::from_micros(1200));
         assert_eq!(
-            sent(&mut s, 5, t1),
-            3,
-            "an ACK of three: a pair and a single"
+            next,
+            [pair[1] + 1, pair[1] + 2],
+            "the held segment leads the next pair"
         );
-        assert_eq!(s.pace_at, None);
-        assert_eq!(
-            sent(&mut s, 7, t1 + Time::from_micros(1200)),
-            2,
-            "pairs again"
-        );
-        // Two segments of a 2-segment skb's room are an skb: with the last write
-        // recent (0.4 ms) and the head's ACK due, an ACK freeing one segment sends it.
-        assert_eq!(sent(&mut s, 8, t1 + Time::from_micros(1600)), 1);
     }
 
     /// Linux's rate for a socket it paces itself (`tcp_update_pacing_rate`):
