@@ -178,10 +178,10 @@ QUICKACK_XFAIL = {
     ],
 )
 def test_with_a_receiver_that_acks_every_segment(point, metric):
-    """CUBIC beside BBR at 0.25 BDP, whose β differs with the testbed's receiver (item 3),
-    is Linux's in every metric when both receivers ACK every segment: the difference is
-    in how the delayed, read-driven ACKs meet CUBIC's window of 5-8 segments, not in
-    CUBIC or BBR."""
+    """CUBIC beside BBR at 0.25 BDP, whose β differed with the testbed's receiver (item 3,
+    closed since by PSH where the skbs end), is Linux's in every metric when both receivers
+    ACK every segment: the difference was in how the delayed, read-driven ACKs met CUBIC's
+    window of 5-8 segments, not in CUBIC or BBR."""
     e = compare.compare_point(point, SEEDS, {"tcp.delayed_ack": False}, reference=QUICKACK)[
         "metrics"
     ][metric]

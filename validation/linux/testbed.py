@@ -1033,9 +1033,7 @@ def bbr_alone(args):
                          "nfq_mean_late_us": a["nfq_mean_late_us"],
                          "nfq_late_over_1ms": a["nfq_late_over_1ms"]})
             print(point, rep, runs[-1], flush=True)
-        out["points"][point] = {"dur_s": dur, "warm_s": warm, "runs": runs,
-                                "receiver_route": " ".join(RCV_ROUTE_EXTRA) or "default",
-                                "default_cc": SYSCTLS_SND["net.ipv4.tcp_congestion_control"]}
+        out["points"][point] = {"dur_s": dur, "warm_s": warm, "runs": runs}
     with open(os.path.join(HERE, "bbr_alone_rerun.json"), "w") as f:
         json.dump(out, f, indent=1)
 
@@ -1065,7 +1063,9 @@ def rerun(args):
                 keep["bw_over_link_p50"], keep["bw_over_link_p90"] = bbr_estimate(d, rate, warm)
             runs.append(keep)
             print(point, rep, keep, flush=True)
-        out["points"][point] = {"dur_s": dur, "warm_s": warm, "runs": runs}
+        out["points"][point] = {"dur_s": dur, "warm_s": warm, "runs": runs,
+                                "receiver_route": " ".join(RCV_ROUTE_EXTRA) or "default",
+                                "default_cc": SYSCTLS_SND["net.ipv4.tcp_congestion_control"]}
     with open(os.path.join(HERE, args.out), "w") as f:
         json.dump(out, f, indent=1)
 
