@@ -45,6 +45,14 @@ impl FlowTimer {
         }
     }
 
+    /// Arm for `d` and, if that is a new generation, schedule its event (`ev` of it).
+    #[inline]
+    fn schedule(&mut self, d: Time, events: &mut EventQueue, ev: impl FnOnce(u32) -> Event) {
+        if let Some(g) = self.arm(d) {
+            events.schedule(d, ev(g));
+        }
+    }
+
     /// An event of generation `gen` fires: true if it is the current one.
     #[inline]
     fn fire(&mut self, gen: u32) -> bool {
@@ -725,14 +733,10 @@ impl World {
         let fl = &mut self.flows[i];
         let f = FlowId(i as u32);
         if let Some(d) = fl.sender.pace_at {
-            if let Some(g) = fl.pace.arm(d) {
-                self.events.schedule(d, Event::Pace(f, g));
-            }
+            fl.pace.schedule(d, &mut self.events, |g| Event::Pace(f, g));
         }
         if let Some(d) = fl.sender.timer_deadline() {
-            if let Some(g) = fl.rto.arm(d) {
-                self.events.schedule(d, Event::Rto(f, g));
-            }
+            fl.rto.schedule(d, &mut self.events, |g| Event::Rto(f, g));
         }
     }
 
@@ -774,14 +778,11 @@ impl World {
         let fl = &mut self.flows[i];
         let f = FlowId(i as u32);
         if let Some(d) = fl.receiver.delack_deadline {
-            if let Some(g) = fl.delack.arm(d) {
-                self.events.schedule(d, Event::DelAck(f, g));
-            }
+            fl.delack
+                .schedule(d, &mut self.events, |g| Event::DelAck(f, g));
         }
         if let Some(d) = fl.receiver.read_deadline() {
-            if let Some(g) = fl.read.arm(d) {
-                self.events.schedule(d, Event::Read(f, g));
-            }
+            fl.read.schedule(d, &mut self.events, |g| Event::Read(f, g));
         }
     }
 

@@ -2042,24 +2042,35 @@ mod tests {
         assert_eq!(out.iter().map(|p| p.psh).collect::<Vec<_>>(), [true; 4]);
     }
 
+    /// A deferring Reno sender (SACK, RACK, cwnd 40) whose initial window left at 1 ms,
+    /// with PSH marked at skb ends or not.
+    fn reno_20mbps_sender(mark_psh: bool) -> Sender {
+        let mut cfg = config(Recovery::Sack, 40.0);
+        cfg.tso_defer = true;
+        cfg.rack = true;
+        cfg.mark_psh = mark_psh;
+        let mut s = reno_sender(cfg);
+        s.start(ms(1), &mut Vec::new());
+        s
+    }
+
+    /// What an ACK of `seq` at `at` (echoing the first flight's timestamp) sends.
+    fn acked(s: &mut Sender, seq: u64, at: Time) -> Vec<Packet> {
+        let mut out = Vec::new();
+        let mut p = ack(seq, at);
+        p.ts_ecr = ms(1);
+        s.on_ack(&p, at, &mut out);
+        out
+    }
+
     /// A pair carries PSH on its second segment; a single segment the window's room
     /// cuts from an skb carries none (the testbed's '.P' and '.' bursts; one Reno flow
     /// at 20 Mb/s, skbs of 2).
     #[test]
     fn psh_marks_skb_ends_not_a_single_cut_from_an_skb() {
-        let mut cfg = config(Recovery::Sack, 40.0);
-        cfg.tso_defer = true;
-        cfg.rack = true;
-        cfg.mark_psh = true;
-        let mut s = reno_sender(cfg);
-        let mut out = Vec::new();
-        s.start(ms(1), &mut out);
+        let mut s = reno_20mbps_sender(true);
         let psh = |s: &mut Sender, seq: u64, at: Time| {
-            let mut out = Vec::new();
-            let mut p = ack(seq, at);
-            p.ts_ecr = ms(1);
-            s.on_ack(&p, at, &mut out);
-            out.iter().map(|p| p.psh).collect::<Vec<_>>()
+            acked(s, seq, at).iter().map(|p| p.psh).collect::<Vec<_>>()
         };
         let t1 = ms(101) + Time::from_micros(1200);
         assert_eq!(psh(&mut s, 2, ms(101)), [false, true]);
@@ -2106,18 +2117,9 @@ mod tests {
     /// No timer: the held segment leaves with the next ACK's pair.
     #[test]
     fn tso_deferral_holds_a_room_of_one_segment_as_of_two() {
-        let mut cfg = config(Recovery::Sack, 40.0);
-        cfg.tso_defer = true;
-        cfg.rack = true;
-        let mut s = reno_sender(cfg);
-        let mut out = Vec::new();
-        s.start(ms(1), &mut out);
+        let mut s = reno_20mbps_sender(false);
         let sent = |s: &mut Sender, seq: u64, at: Time| {
-            let mut out = Vec::new();
-            let mut p = ack(seq, at);
-            p.ts_ecr = ms(1);
-            s.on_ack(&p, at, &mut out);
-            out.iter().map(|p| p.seq).collect::<Vec<_>>()
+            acked(s, seq, at).iter().map(|p| p.seq).collect::<Vec<_>>()
         };
         let t1 = ms(101) + Time::from_micros(1200);
         assert_eq!(sent(&mut s, 2, ms(101)).len(), 2);
