@@ -49,12 +49,12 @@ SEEDS_OF = {
 # (point, metric) -> reason, with the measured values (compare.py, the seeds above)
 XFAIL = {
     ("50m_100ms_b103_1cubic", "utilization"): "ccsim 0.990 ± 0.000 vs Linux 0.979 ± 0.004 "
-    "(3 runs), 0.011 apart against a 0.01 tolerance, with the loss rate, epoch and drops per "
-    "event Linux's (0.010 % [0.012 %], 8.59 s [8.17 s], 3.60 [3.67]): ccsim's flow alternates "
-    "between fast convergence and normal epochs as Linux's does "
-    "(test_cubic_at_its_capacity_alternates_once_a_cut_comes_a_packet_early) but leaves the "
-    "link idle less after its cuts; it read 0.988 before the one-segment deferral and PSH at "
-    "skb ends (docs/linux.md, item 2): not isolated",
+    "(3 runs), 0.011 apart against a 0.01 tolerance: the testbed's delay hop stalled 7.2-35.9 "
+    "ms in each of those runs, longer than the 23-27 packets (5.6 ms) queued on CUBIC's "
+    "fast-convergence plateaus, and the link idled there; five runs without such a stall read "
+    "0.987 ± 0.000, which ccsim meets in every metric (quiet_rerun.json; "
+    "test_cubic_at_its_capacity_idles_the_link_where_the_delay_hop_stalls, "
+    "test_against_linux_on_a_quiet_delay_hop; docs/linux.md, item 2)",
 }
 
 
@@ -188,6 +188,54 @@ def test_with_a_receiver_that_acks_every_segment(point, metric):
     assert e["pass"], (
         f"{point} {metric} (quickack): ccsim {e['ccsim']:.5g} ± {e['ccsim_sd']:.2g}, "
         f"Linux {e['linux']:.5g} ± {e['linux_sd']:.2g}, tolerance {e['tol']:.3g}"
+    )
+
+
+# One CUBIC flow at 0.25 BDP, 50 Mb/s measured again alone on the machine, the delay hop never
+# 5 ms late (quiet_rerun.json, five runs): the reference's utilization without its stalls
+# (docs/linux.md, item 2; test_cubic_at_its_capacity_idles_the_link_where_the_delay_hop_stalls).
+QUIET = compare.rerun_summary("quiet_rerun.json")
+
+
+@pytest.mark.parametrize(
+    ("point", "metric"),
+    [pytest.param(p, m, id=f"quiet-{p}-{m}") for p in QUIET for m in compare.metrics_of(p, QUIET)],
+)
+def test_against_linux_on_a_quiet_delay_hop(point, metric):
+    e = compare.compare_point(point, SEEDS, reference=QUIET)["metrics"][metric]
+    assert e["pass"], (
+        f"{point} {metric} (quiet): ccsim {e['ccsim']:.5g} ± {e['ccsim_sd']:.2g}, "
+        f"Linux {e['linux']:.5g} ± {e['linux_sd']:.2g}, tolerance {e['tol']:.3g}"
+    )
+
+
+# The held-out points (holdout.json: one Linux run each at rates, RTTs and buffers the tables
+# do not have, measured after the model was built; the Reno + CUBIC point fourteen more times,
+# holdout_rerun.json, its share's sd over runs 0.059): ccsim with the scenario testbed.py
+# writes for each. The Reno + CUBIC share's sd over seeds is 0.041: 20 seeds.
+HOLDOUT = compare.holdout_summary()
+HOLDOUT_SEEDS = {"30m_80ms_b99_1reno+1cubic": tuple(range(1, 21))}
+
+
+@functools.cache
+def holdout_result(point: str) -> dict:
+    return compare.compare_point(point, HOLDOUT_SEEDS.get(point, SEEDS), reference=HOLDOUT)
+
+
+@pytest.mark.parametrize(
+    ("point", "metric"),
+    [
+        pytest.param(p, m, id=f"holdout-{p}-{m}")
+        for p in HOLDOUT
+        for m in compare.metrics_of(p, HOLDOUT)
+    ],
+)
+def test_held_out_points(point, metric):
+    e = holdout_result(point)["metrics"][metric]
+    assert e["pass"], (
+        f"{point} {metric} (held out): ccsim {e['ccsim']:.5g} ± {e['ccsim_sd']:.2g}, "
+        f"Linux {e['linux']:.5g} ± {e['linux_sd']:.2g} over {HOLDOUT[point]['runs']} runs, "
+        f"tolerance {e['tol']:.3g}"
     )
 
 
@@ -399,6 +447,77 @@ def test_cubic_at_its_capacity_alternates_once_a_cut_comes_a_packet_early():
     bumped = ccsim_cycles(False, bump)
     fast = [c for c in bumped if 430 <= c[3] <= 445]
     assert len(fast) >= 2 and all(c[2] > 10 for c in fast), bumped
+
+
+def _fast_plateau_queue(cwnd: list[tuple[float, float]], queue: list[tuple[float, float]]):
+    """The bottleneck's queue samples over one CUBIC flow's fast-convergence plateaus
+    (`_cubic_cycles` past 15 s with a plateau of 430-445 packets), 4-9 s into each epoch."""
+    out = []
+    for t0, _, epoch, plateau in _cubic_cycles(cwnd, after=15.0):
+        if 430 <= plateau <= 445:
+            out += [q for t, q in queue if t0 + 4 < t < t0 + min(9.0, epoch - 0.5)]
+    return out
+
+
+def test_cubic_at_its_capacity_idles_the_link_where_the_delay_hop_stalls():
+    """Item 2's utilization (ccsim 0.990 against the reference's 0.979), measured: the
+    reference's link idled where the testbed's delay hop stalled. On a fast-convergence
+    plateau the window is 438-440 packets, 23-27 above the BDP: the queue holds about
+    5.6 ms of the link, and a delay-hop wake-up later than that (the ACKs and data it holds
+    come late, the sender pauses) lets the queue run dry. Each of the reference's three
+    runs had such a stall (nfq_delay's largest lateness 7.2, 7.5 and 35.9 ms), and in their
+    traces the plateaus' queue is empty in 1.5-3.8 % of the 20 ms samples. Measured again
+    alone on the machine (quiet_rerun.json, five runs, no release 5 ms late) the plateaus'
+    queue never empties and Linux uses 0.987 of the link, where ccsim, whose hosts do not
+    stall, sits (0.990)."""
+    import gzip
+
+    import pandas as pd
+
+    import ccsim
+
+    point = "50m_100ms_b103_1cubic"
+    lin = ROOT / "validation" / "linux"
+    ref = [r for r in _runs_csv() if r["point"] == point]
+    quiet = json.loads((lin / "quiet_rerun.json").read_text())["points"][point]["runs"]
+    assert len(ref) == 3 and all(float(r["nfq_max_late_us"]) > 5000 for r in ref), ref
+    assert len(quiet) == 5 and all(r["nfq_late_over_5ms"] == 0 for r in quiet), quiet
+
+    def series(stem: str) -> tuple[list, list]:
+        c = pd.read_csv(gzip.open(lin / "traces" / f"{stem}.cwnd.csv.gz", "rt"))
+        q = pd.read_csv(gzip.open(lin / "traces" / f"{stem}.queue.csv.gz", "rt"))
+        return (
+            list(zip(c.t_s, c.cwnd, strict=True)),
+            list(zip(q.t_s, q.backlog_pkts, strict=True)),
+        )
+
+    def empty(samples: list) -> float:
+        assert len(samples) >= 200, len(samples)
+        return sum(q == 0 for q in samples) / len(samples)
+
+    for r in range(3):
+        assert empty(_fast_plateau_queue(*series(f"{point}_r{r}"))) >= 0.01, r
+    for r in range(5):
+        assert empty(_fast_plateau_queue(*series(f"rerun/{point}_quiet_rerun_r{r}"))) == 0.0, r
+    ref_util = sum(float(r["utilization"]) for r in ref) / len(ref)
+    quiet_util = sum(r["utilization"] for r in quiet) / len(quiet)
+    assert quiet_util - ref_util >= 0.005, (quiet_util, ref_util)
+
+    # ccsim's plateaus, like the quiet runs', keep their queue, and its utilization over the
+    # test's seeds is the quiet runs' within the issue's tolerance
+    run = ccsim.run(compare.scenario_text(point), set={"seed": 1})
+    s = run.series
+    cw = s[(s.entity == "flow") & (s.metric == "cwnd_pkts")].sort_values("time")
+    ql = s[(s.entity == "link") & (s.id == 0) & (s.metric == "queue_pkts")].sort_values("time")
+    plateau = _fast_plateau_queue(
+        list(zip(cw.time, cw.value, strict=True)), list(zip(ql.time, ql.value, strict=True))
+    )
+    assert empty(plateau) == 0.0
+    util = result(point)["metrics"]["utilization"]["ccsim"]
+    assert abs(util - quiet_util) <= compare.TOLERANCES["utilization"]["abs"], (
+        util,
+        quiet_util,
+    )
 
 
 def test_linux_cubic_beta_is_its_truncated_ssthresh():

@@ -12,7 +12,8 @@ prints a markdown table: ccsim mean +- sd vs Linux mean +- sd, and pass/fail per
 (TOLERANCES below: the issue's). `--unpaced` compares against unpaced_check.json with the
 scenarios' pacing off; `--reference FILE` against a `testbed.py rerun` file (e.g.
 quickack_check.json, with `--set tcp.delayed_ack=false` for its receiver that ACKs every
-segment).
+segment); `--holdout` against the held-out points (holdout.json, holdout_rerun.json), whose
+scenarios testbed.py writes.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ REPORTED = ["drops_per_event", "queue_mean_pkts", "jain"]
 
 START_JITTER = '{ uniform = ["0s", "5ms"] }'
 WIRE_BITS = 1500 * 8  # ccsim's scenarios: 1500-byte IP packets at rate x 1500/1514
+WIRE_BITS_FRAME = 1514 * 8  # the testbed's BDP is in 1514-byte frames
 
 
 def linux_summary() -> dict[str, dict[str, float | str]]:
@@ -97,6 +99,40 @@ def _summarize(by_point: dict[str, list[dict]]) -> dict[str, dict[str, float | s
     return out
 
 
+def holdout_summary() -> dict[str, dict[str, float | str]]:
+    """The held-out points (holdout.json: one run each, at rates, RTTs and buffers the tables
+    do not have, measured after the model was built; holdout_rerun.json: more runs of
+    some), summarized as unpaced_summary() does, with each point's testbed parameters."""
+    first = json.loads((HERE / "holdout.json").read_text())["runs"]
+    by_point = {p: [row] for p, row in first.items()}
+    more = json.loads((HERE / "holdout_rerun.json").read_text())["runs"]
+    for name, row in more.items():
+        by_point[name.rsplit("_rerun_r", 1)[0]].append(row)
+    out = _summarize(by_point)
+    for p, row in first.items():
+        out[p].update({k: row[k] for k in _PARAMS})
+    return out
+
+
+# the testbed's parameters of a point that run_point and scenario_text need
+_PARAMS = (
+    "rate_mbit",
+    "rtt_ms",
+    "buf_pkts",
+    "dur_s",
+    "warm_s",
+    "cc_mix",
+    "ccsim_rate_bps",
+    "ccsim_flows",
+)
+
+
+def _point(point: str) -> dict:
+    """A point's row: summary.csv's, or a held-out point's (holdout_summary)."""
+    table = linux_summary()
+    return table[point] if point in table else holdout_summary()[point]
+
+
 def _num(x):
     try:
         v = float(x)
@@ -106,7 +142,18 @@ def _num(x):
 
 
 def scenario_text(point: str, jitter: bool = True) -> str:
-    text = (HERE / "scenarios" / f"{point}.toml").read_text()
+    path = HERE / "scenarios" / f"{point}.toml"
+    if path.exists():
+        text = path.read_text()
+    else:  # a held-out point: the scenario testbed.py writes for it
+        from testbed import scenario_toml
+
+        row = holdout_summary()[point]
+        bdp = float(row["rate_mbit"]) * 1e6 * float(row["rtt_ms"]) / 1e3 / WIRE_BITS_FRAME
+        a = {k: row[k] if k in ("cc_mix", "ccsim_flows") else _num(row[k]) for k in _PARAMS}
+        a.update(point=point, buf_bdp=round(float(row["buf_pkts"]) / bdp, 2))
+        a.update({k: int(a[k]) for k in ("buf_pkts", "dur_s", "warm_s")})
+        text = scenario_toml(a)
     if jitter:
         text = re.sub(r'^start = "0s"', f"start = {START_JITTER}", text, flags=re.M)
     return text
@@ -116,7 +163,7 @@ def run_point(point: str, seed: int, overrides: dict | None = None, jitter: bool
     """One ccsim run of *point*: the testbed's per-run metrics (analyze_run's names)."""
     import ccsim
 
-    lin = linux_summary()[point]
+    lin = _point(point)
     rate_bps = float(lin["ccsim_rate_bps"]) * 1500 / 1514  # the scenarios' bottleneck_rate
     rtt_s = float(lin["rtt_ms"]) / 1e3
     buf = int(lin["buf_pkts"])
@@ -351,6 +398,11 @@ def main(argv=None) -> int:
         "--reference",
         help="against a `testbed.py rerun` file next to this script (e.g. quickack_check.json)",
     )
+    ap.add_argument(
+        "--holdout",
+        action="store_true",
+        help="the held-out points (holdout.json and holdout_rerun.json's runs)",
+    )
     ap.add_argument("--json")
     a = ap.parse_args(argv)
     ov = {k: _toml_value(v) for k, v in (kv.split("=", 1) for kv in a.set)}
@@ -360,6 +412,8 @@ def main(argv=None) -> int:
         ov = {"tcp.pacing": "none", **ov}
     if a.reference:
         ref = rerun_summary(a.reference)
+    if a.holdout:
+        ref = holdout_summary()
     res = []
     for p in a.points or (list(ref) if ref else points()):
         r = compare_point(p, tuple(range(1, a.seeds + 1)), ov, not a.no_jitter, ref)

@@ -10,6 +10,11 @@
  * Runs until SIGTERM/SIGINT, then prints one line of statistics to stderr:
  * packets, max and mean lateness of a release (us) over the target, max packets
  * held, and how many releases were more than 1 ms and 5 ms late.
+ *
+ * With NFQ_LATE_LOG=PATH in the environment it also writes one line per wake-up that
+ * released a packet more than 1 ms late: CLOCK_MONOTONIC ns, the batch's largest
+ * lateness ns, its packets (after a header line with both clocks, to align the log
+ * with packet captures).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -32,6 +37,7 @@ static uint64_t due[RING];
 static uint64_t head, tail; /* head: next to release, tail: next free */
 static uint64_t delay_ns, npkts, max_late_ns, max_held, sum_late_ns, nrel, late1ms, late5ms;
 static volatile sig_atomic_t stop;
+static FILE *late_log;
 
 static uint64_t now_ns(void) {
     struct timespec t;
@@ -76,11 +82,20 @@ int main(int argc, char **argv) {
     fprintf(stderr, "nfq_delay: queue %d delay %llu us maxlen %u ready\n", qnum,
             (unsigned long long)(delay_ns / 1000), maxlen);
 
+    const char *log_path = getenv("NFQ_LATE_LOG");
+    if (log_path && (late_log = fopen(log_path, "w"))) {
+        struct timespec rt;
+        clock_gettime(CLOCK_REALTIME, &rt);
+        fprintf(late_log, "# monotonic_ns %llu realtime_ns %llu\n", (unsigned long long)now_ns(),
+                (unsigned long long)rt.tv_sec * 1000000000ull + (unsigned long long)rt.tv_nsec);
+    }
     static char buf[65536] __attribute__((aligned));
     while (!stop) {
-        uint64_t t = now_ns();
+        uint64_t t = now_ns(), batch_max = 0, batch_n = 0;
         while (head < tail && due[head % RING] <= t) {
             uint64_t late = t - due[head % RING];
+            if (late > batch_max) batch_max = late;
+            batch_n++;
             if (late > max_late_ns) max_late_ns = late;
             sum_late_ns += late; nrel++;
             if (late > 1000000) late1ms++;
@@ -88,6 +103,9 @@ int main(int argc, char **argv) {
             nfq_set_verdict(qh, ids[head % RING], NF_ACCEPT, 0, NULL);
             head++;
         }
+        if (late_log && batch_max > 1000000)
+            fprintf(late_log, "%llu %llu %llu\n", (unsigned long long)t,
+                    (unsigned long long)batch_max, (unsigned long long)batch_n);
         struct timespec to, *top = NULL;
         if (head < tail) {
             uint64_t w = due[head % RING] - t;
@@ -116,6 +134,7 @@ int main(int argc, char **argv) {
             " late_over_1ms %llu late_over_5ms %llu\n",
             (unsigned long long)npkts, max_late_ns / 1e3, nrel ? sum_late_ns / 1e3 / nrel : 0.0,
             (unsigned long long)max_held, (unsigned long long)late1ms, (unsigned long long)late5ms);
+    if (late_log) fclose(late_log);
     nfq_destroy_queue(qh);
     nfq_close(h);
     return 0;

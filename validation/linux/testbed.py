@@ -177,7 +177,8 @@ def setup(rate_mbit, rtt_ms, buf_pkts, nfq_maxlen=65536, htb_burst=None):
     sh(["iptables", "-A", "FORWARD", "-j", "NFQUEUE", "--queue-num", "0"], ns=NS["dly"])
     # SCHED_FIFO so that other load on the machine does not delay releases
     nfq = spawn(["chrt", "-f", "50", NFQ_BIN, "0", str(int(rtt_ms * 1000 / 2)), str(nfq_maxlen)], ns=NS["dly"],
-                stderr=open(os.path.join(RAW, "_nfq.log"), "w"))
+                stderr=open(os.path.join(RAW, "_nfq.log"), "w"),
+                env=dict(os.environ, NFQ_LATE_LOG=os.path.join(RAW, "_nfq_late.log")))
     time.sleep(0.3)
     if nfq.poll() is not None:
         raise RuntimeError("nfq_delay did not start")
@@ -275,6 +276,8 @@ def run_one(name, flows, rate, rtt, buf, dur, warm, interval=0.02, tail=3.0, htb
         for s in smp:
             s.wait(timeout=10)
         meta["nfq"] = stop_nfq(nfq)
+        # the delay hop's wake-ups that released packets over 1 ms late (nfq_delay.c)
+        shutil.move(os.path.join(RAW, "_nfq_late.log"), os.path.join(d, "nfq_late.log"))
         meta["iperf_rc"] = [c.returncode for c in cl]
     finally:
         teardown()
@@ -817,6 +820,7 @@ def analyze_run(d):
     row["nfq_max_late_us"] = meta.get("nfq", {}).get("max_late_us", "")
     row["nfq_mean_late_us"] = meta.get("nfq", {}).get("mean_late_us", "")
     row["nfq_late_over_1ms"] = meta.get("nfq", {}).get("late_over_1ms", "")
+    row["nfq_late_over_5ms"] = meta.get("nfq", {}).get("late_over_5ms", "")
     # equivalent ccsim scenario parameters
     row["ccsim_rate_bps"] = int(rate_bps)
     row["ccsim_access_delay_ms"] = 0.0
@@ -1057,12 +1061,25 @@ def rerun(args):
             a = analyze_run(d)
             keep = {k: a[k] for k in ("utilization", "loss_rate", "drops_per_event",
                                       "queue_mean_pkts", "epoch_mean_s", "beta_mean", "jain",
-                                      "nfq_mean_late_us", "nfq_late_over_1ms")}
+                                      "nfq_mean_late_us", "nfq_max_late_us", "nfq_late_over_1ms",
+                                      "nfq_late_over_5ms")}
             keep.update({k: v for k, v in a.items() if k.startswith("share_") and v != ""})
             if flows == ["bbr"]:
                 keep["bw_over_link_p50"], keep["bw_over_link_p90"] = bbr_estimate(d, rate, warm)
             runs.append(keep)
             print(point, rep, keep, flush=True)
+            if args.traces:
+                # traces/rerun/<point>_<out's stem>_r<rep>.{cwnd,queue}.csv.gz and the delay
+                # hop's late wake-ups (nfq_late.log), for analyses beyond the summary's metrics
+                tdir = os.path.join(HERE, "traces", "rerun")
+                os.makedirs(tdir, exist_ok=True)
+                stem = f"{point}_{os.path.splitext(args.out)[0]}_r{rep}"
+                for t in ("trace_cwnd.csv.gz", "trace_queue.csv.gz"):
+                    kind = t[6:].split(".")[0]  # cwnd, queue
+                    shutil.copy(os.path.join(d, t), os.path.join(tdir, f"{stem}.{kind}.csv.gz"))
+                with open(os.path.join(d, "nfq_late.log"), "rb") as src, \
+                        gzip.open(os.path.join(tdir, f"{stem}.nfq_late.log.gz"), "wb") as dst:
+                    shutil.copyfileobj(src, dst)
         out["points"][point] = {"dur_s": dur, "warm_s": warm, "runs": runs,
                                 "receiver_route": " ".join(RCV_ROUTE_EXTRA) or "default",
                                 "default_cc": SYSCTLS_SND["net.ipv4.tcp_congestion_control"]}
@@ -1289,6 +1306,8 @@ def main():
     rr.add_argument("points", nargs="+")
     rr.add_argument("--reps", type=int, default=5)
     rr.add_argument("--out", required=True, help="file name next to this script")
+    rr.add_argument("--traces", action="store_true",
+                    help="keep each run's traces and the delay hop's late log in traces/rerun/")
     rr.add_argument("--quickack", action="store_true",
                     help="the receiver ACKs every segment at once (route attribute quickack 1)")
     rr.add_argument("--default-cc", default=None,
