@@ -70,12 +70,17 @@ def points() -> list[str]:
 
 def unpaced_summary() -> dict[str, dict[str, float | str]]:
     """The same points measured with Reno and CUBIC unpaced (`testbed.py run --default-cc
-    reno`, unpaced_check.json): per point, each metric's mean and sd over its runs, named
-    as summary.csv names them ("utilization_mean", ...)."""
+    reno`, unpaced_check.json, and unpaced_rerun.json's runs of four of them): per point,
+    each metric's mean and sd over its runs, named as summary.csv names them
+    ("utilization_mean", ...)."""
     runs = json.loads((HERE / "unpaced_check.json").read_text())["runs"]
     by_point: dict[str, list[dict]] = {}
     for name, row in runs.items():
         by_point.setdefault(name.rsplit("_r", 1)[0], []).append(row)
+    # three more runs of four points (unpaced_rerun.json: `testbed.py rerun --default-cc reno`)
+    more = json.loads((HERE / "unpaced_rerun.json").read_text())["points"]
+    for point, v in more.items():
+        by_point[point] += v["runs"]
     return _summarize(by_point)
 
 

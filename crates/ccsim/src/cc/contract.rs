@@ -188,6 +188,8 @@ pub struct Ack {
     /// limited sending in the current window (RFC 7661; Linux `tcp_is_cwnd_limited`).
     /// The sender enforces `tcp.cwnd_validation` itself; a law may also read it.
     pub cwnd_limited: bool,
+    /// The sender paces its data (Linux: `sk_pacing_status` is not SK_PACING_NONE).
+    pub paced: bool,
     /// Delivery-rate sample, for algorithms with `cong_control` (else `None`).
     pub rate: Option<RateSample>,
     /// The sender's loss-recovery state (algorithms with `cong_control` see every

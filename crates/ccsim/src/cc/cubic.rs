@@ -48,6 +48,9 @@ pub struct CubicConfig {
     /// In the Linux form, keep cnt for HZ/32 while cwnd is unchanged, as `bictcp_update`
     /// does (linux profile); ns-3.44's `TcpCubic::Update` recomputes it on every ACK.
     pub cnt_hold: bool,
+    /// HyStart's ACK train waits a whole delay_min when the sender paces, as Linux's
+    /// does (linux profile); ns-3.44's `TcpCubic` halves it always.
+    pub paced_train: bool,
     /// The slow-start exit heuristic (per-ACK form only).
     pub hystart: HyStartMode,
 }
@@ -71,6 +74,7 @@ impl Default for CubicConfig {
             reno_friendly: true,
             linux: false,
             cnt_hold: false,
+            paced_train: false,
             hystart: HyStartMode::Off,
         }
     }
@@ -91,6 +95,7 @@ impl CubicConfig {
                 if linux { "linux" } else { "rfc" },
             )? == "linux",
             cnt_hold: p.profile() == Profile::Linux,
+            paced_train: p.profile() == Profile::Linux,
             hystart: hystart_mode(p, linux)?,
         })
     }
@@ -322,6 +327,8 @@ impl HyStart {
 
     /// `hystart_update`, per ACK in slow start with cwnd ≥ 16 and an RTT sample
     /// `delay`: true when slow start should end (the caller sets ssthresh = cwnd).
+    /// `whole_rtt`: the train must last delay_min, not half of it (Linux, for a paced
+    /// sender).
     pub fn update(
         &mut self,
         now: Time,
@@ -329,18 +336,25 @@ impl HyStart {
         delay_min: Time,
         srtt: Time,
         cwnd: f64,
+        whole_rtt: bool,
     ) -> bool {
         let start = *self.round_start.get_or_insert(now);
         // ACK train: the ACKs of this round, each within 2 ms of the previous, have
-        // spread over more than delay_min/2 (halved for an unpaced sender) plus the
-        // allowance hystart_ack_delay = min(1 ms, 4·GSO size / pacing rate), with
-        // Linux's slow-start pacing rate 2·cwnd/srtt and 64 KB GSO over 1448 B segments:
-        // 90.5·srtt/cwnd.
+        // spread over more than delay_min plus the allowance hystart_ack_delay =
+        // min(1 ms, 4·GSO size / pacing rate), with Linux's slow-start pacing rate
+        // 2·cwnd/srtt and 64 KB GSO over 1448 B segments: 90.5·srtt/cwnd; halved when
+        // the sender does not pace ("Pacing might have delayed packets up to RTT/2
+        // during slow start": `sk_pacing_status == SK_PACING_NONE`).
         if now.saturating_sub(self.last_ack) <= HYSTART_ACK_DELTA {
             self.last_ack = now;
             let ack_delay = Time::from_secs_f64(90.5 * srtt.as_secs_f64() / cwnd.max(1.0))
                 .min(Time::from_millis(1));
-            let threshold = Time((delay_min + ack_delay).ps() / 2);
+            let train = delay_min + ack_delay;
+            let threshold = if whole_rtt {
+                train
+            } else {
+                Time(train.ps() / 2)
+            };
             if now.saturating_sub(start) > threshold {
                 self.found = true;
                 return true;
@@ -396,9 +410,14 @@ impl Cubic {
             && !self.hystart.found
             && w.in_slow_start()
             && w.cwnd >= HYSTART_LOW_WINDOW
-            && self
-                .hystart
-                .update(ack.now, delay, dm, ack.rtt.srtt, w.cwnd)
+            && self.hystart.update(
+                ack.now,
+                delay,
+                dm,
+                ack.rtt.srtt,
+                w.cwnd,
+                ack.paced && self.p.paced_train,
+            )
         {
             w.ssthresh = w.cwnd;
         }
@@ -809,6 +828,7 @@ mod tests {
         CubicConfig {
             linux: true,
             cnt_hold: true,
+            paced_train: true,
             hystart: HyStartMode::Classic,
             ..CubicConfig::default()
         }
@@ -1012,6 +1032,34 @@ mod tests {
             c.on_ack(&mut st, &ack_rtt(t0 + Time::from_millis(i), rtt, rtt));
             assert_eq!(st.ssthresh, 1e9);
         }
+    }
+
+    /// A paced sender's ACK train must span the whole delay_min + ack_delay (Linux
+    /// halves it only for `SK_PACING_NONE`: "Pacing might have delayed packets up to
+    /// RTT/2 during slow start"): 101 ms here, where an unpaced one exits at 51 ms. The
+    /// ns3 profile's CUBIC (no `paced_train`, as ns-3.44's TcpCubic) halves it paced too.
+    #[test]
+    fn hystart_ack_train_of_a_paced_sender_spans_the_whole_min_rtt() {
+        let rtt = Time::from_millis(100);
+        let t0 = Time::from_secs(2);
+        let exit_ms = |cfg: CubicConfig, paced: bool| {
+            let mut c = Cubic::new(cfg);
+            c.on_round(&mut state(20.0, 1e9), &round(t0, rtt, rtt));
+            (1..=150u64).find(|&i| {
+                let mut st = state(20.0, 1e9);
+                let mut a = ack_rtt(t0 + Time::from_millis(i), rtt, rtt);
+                a.paced = paced;
+                c.on_ack(&mut st, &a);
+                st.ssthresh < 1e9
+            })
+        };
+        assert_eq!(exit_ms(linux(), false), Some(51));
+        assert_eq!(exit_ms(linux(), true), Some(102));
+        let ns3 = CubicConfig {
+            paced_train: false,
+            ..linux()
+        };
+        assert_eq!(exit_ms(ns3, true), Some(51));
     }
 
     /// HyStart's delay test: after 8 samples in a round, the round's least RTT above

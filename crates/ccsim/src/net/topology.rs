@@ -165,6 +165,7 @@ impl TcpTemplate {
             gso_bursts: opts.gso_bursts.unwrap_or(d.gso_bursts),
             tso_defer: opts.tso_defer.unwrap_or(d.tso_defer),
             mark_psh: opts.read_latency.is_some(),
+            linux_rounds: profile == Profile::Linux,
             pacing: match &opts.pacing {
                 Some(pc) => pacing_mode(
                     pc.resolve()

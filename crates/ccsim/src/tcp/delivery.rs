@@ -742,6 +742,7 @@ mod tests {
             linux_rto: false,
             tso_defer: false,
             mark_psh: false,
+            linux_rounds: false,
             prr: true,
             rto_new_ssthresh: false,
             rto_keeps_sack: true,

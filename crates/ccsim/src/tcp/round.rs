@@ -2,16 +2,21 @@
 //! per algorithm: Vegas `beg_snd_nxt`, Illinois `end_seq`).
 //!
 //! A round ends when the cumulative ACK reaches the first segment sent after the
-//! previous round ended; the RTT samples and the data acknowledged in between are its
-//! statistics.
+//! previous round ended (that segment still unacknowledged), or, as Linux's
+//! per-algorithm rounds end (`after(snd_una, end_seq)` in `tcp_cubic.c`'s HyStart,
+//! Vegas, Illinois), when it covers that segment: one ACK later, and in slow start
+//! at the first ACK of the next train rather than at the last of this one. The RTT
+//! samples and the data acknowledged in between are its statistics.
 
 use crate::units::Time;
 
 /// The round in progress.
 #[derive(Clone, Debug, Default)]
 pub struct RoundTracker {
-    /// The round ends when snd_una reaches this segment.
+    /// The round ends when snd_una reaches this segment (passes it, with `covers`).
     end: u64,
+    /// Linux's rule: the ACK must cover segment `end`.
+    covers: bool,
     /// Rounds closed so far.
     index: u64,
     /// RTT samples of the round: minimum, sum (seconds) and count.
@@ -33,6 +38,15 @@ pub struct ClosedRound {
 }
 
 impl RoundTracker {
+    /// `covers`: a round ends at the ACK that covers the first segment sent after the
+    /// last one ended (Linux), not at the ACK that reaches it.
+    pub fn new(covers: bool) -> Self {
+        RoundTracker {
+            covers,
+            ..RoundTracker::default()
+        }
+    }
+
     /// The first ACK of the flow closes a round (the sender starts one at segment 0).
     pub fn restart(&mut self) {
         self.end = 0;
@@ -53,7 +67,7 @@ impl RoundTracker {
     /// Close the round if `snd_una` has reached its end: its statistics, and the next
     /// round ends at the first segment not yet sent (`snd_nxt`, at least snd_una + 1).
     pub fn close_if_due(&mut self, snd_una: u64, snd_nxt: u64) -> Option<ClosedRound> {
-        if snd_una < self.end {
+        if snd_una < self.end + u64::from(self.covers) {
             return None;
         }
         let closed = ClosedRound {
@@ -97,5 +111,21 @@ mod tests {
         // Nothing outstanding: the next round ends one segment above snd_una.
         assert!(r.close_if_due(19, 19).is_none());
         assert!(r.close_if_due(20, 20).is_some());
+    }
+
+    /// Linux's rule (`after(snd_una, end_seq)`): the round that ends at snd_nxt = 10
+    /// closes when segment 10 is acknowledged (snd_una 11), one ACK after the rule above.
+    /// In slow start that is the first ACK of the next train, not the last of this one.
+    #[test]
+    fn a_linux_round_closes_when_the_first_segment_sent_after_it_began_is_acknowledged() {
+        let mut r = RoundTracker::new(true);
+        r.restart();
+        // The first ACK of the flow covers segment 0, sent after the (empty) round 0.
+        assert!(r.close_if_due(0, 10).is_none());
+        assert_eq!(r.close_if_due(1, 10).unwrap().index, 0);
+        assert!(r.close_if_due(10, 20).is_none());
+        assert_eq!(r.close_if_due(11, 20).unwrap().index, 1);
+        assert!(r.close_if_due(20, 25).is_none());
+        assert_eq!(r.close_if_due(21, 25).unwrap().index, 2);
     }
 }

@@ -140,6 +140,9 @@ pub struct SenderConfig {
     /// receiver that ACKs at the application's reads (`tcp.read_latency`); off: every
     /// data segment carries PSH (what a capture shows), which no other receiver reads.
     pub mark_psh: bool,
+    /// Rounds end as Linux's do, at the ACK that covers the first segment sent after
+    /// the last round ended (`RoundTracker::new`; linux profile).
+    pub linux_rounds: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -361,6 +364,7 @@ impl Sender {
             EcnStyle::L4s => Ecn::Ect1,
         };
         let mut cfg = cfg;
+        let linux_rounds = cfg.linux_rounds;
         cfg.ecn = ect != Ecn::NotEct;
         let cong_control = cc.cong_control();
         let rack = (cfg.rack && cfg.recovery == Recovery::Sack).then(|| Box::new(Rack::new()));
@@ -406,7 +410,7 @@ impl Sender {
             xcp,
             ect,
             rto_una: None,
-            round: RoundTracker::default(),
+            round: RoundTracker::new(linux_rounds),
             cwnd_use: CwndUse::default(),
             cong_control,
             rate,
@@ -1114,6 +1118,7 @@ impl Sender {
             acked: rs.acked_sacked as f64,
             in_flight: in_flight as f64,
             rtt: self.rtt_stats(rtt),
+            paced: !matches!(self.cfg.pacing, PacingMode::None),
             cwnd_limited: self.cwnd_limited(),
             rate: Some(rs),
             ca_state: self.state,
@@ -1503,6 +1508,7 @@ impl Sender {
             acked: acked as f64,
             in_flight: self.in_flight() as f64,
             rtt: cx.rtt,
+            paced: !matches!(self.cfg.pacing, PacingMode::None),
             cwnd_limited: cx.cwnd_limited,
             rate: None,
             ca_state: self.state,
@@ -1939,6 +1945,7 @@ mod tests {
             gso_bursts: false,
             tso_defer: false,
             mark_psh: false,
+            linux_rounds: false,
         }
     }
 
