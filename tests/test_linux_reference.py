@@ -58,11 +58,14 @@ XFAIL = {
     ("20m_50ms_b83_1cubic", "loss_rate"): "ccsim 0.016 % ± 0.000 % vs Linux 0.023 % ± 0.008 % "
     "(runs of 0.016, 0.020 and 0.032 %): ccsim loses one segment per congestion event with "
     "3.91 s epochs in every seed, as Linux's run 0 does (1.00, 3.85 s, 0.016 %); its runs 1 "
-    "and 2 lose 1.8 and 2.6. Since ccsim's slow start ends where Linux's does "
-    "(test_slow_start_ends_where_linuxs_does: ssthresh 245 [229-247], 126 before) its cycles "
-    "take run 0's mode; before, 0.021 % with 5.33 s epochs (docs/linux.md, Slow start's end)",
+    "and 2 lose 1.8 and 2.6. On a quiet host Linux loses 0.016 % in four runs of four, with "
+    "1.0-1.1 per event and 3.8-4.3 s epochs (mode_rerun.json; "
+    "test_against_linux_on_a_quiet_delay_hop). Before ccsim's slow start ended where Linux's "
+    "does (test_slow_start_ends_where_linuxs_does: ssthresh 245 [229-247], 126 before) it "
+    "read 0.021 % with 5.33 s epochs (docs/linux.md, Slow start's end)",
     ("50m_100ms_b1238_1bbr+1cubic", "loss_rate"): "ccsim 0.118 % ± 0.035 % (20 seeds) vs "
-    "0.170 % ± 0.043 % (10 runs). Linux's runs start two ways: CUBIC's HyStart exits at "
+    "0.170 % ± 0.043 % (10 runs; on a quiet host 0.088 % over four, QUIET_XFAIL). Linux's runs "
+    "start two ways: CUBIC's HyStart exits at "
     "588-591 packets and its first cut comes at 7.1 s from 1354-1382 (six runs), or at 649-656 "
     "and 5.6-5.7 s from 1218-1226 (four); both average 0.17 %. ccsim's seeds all start the "
     "second way since its slow start ends as Linux's (HyStart at 604-606, first cut at 5.4 s "
@@ -191,18 +194,40 @@ def test_with_a_receiver_that_acks_every_segment(point, metric):
     )
 
 
-# One CUBIC flow at 0.25 BDP, 50 Mb/s measured again alone on the machine, the delay hop never
-# 5 ms late (quiet_rerun.json, five runs): the reference's utilization without its stalls
-# (docs/linux.md, item 2; test_cubic_at_its_capacity_idles_the_link_where_the_delay_hop_stalls).
-QUIET = compare.rerun_summary("quiet_rerun.json")
+# Points measured again alone on the machine, the delay hop's stalls short: one CUBIC flow at
+# 0.25 BDP, 50 Mb/s (quiet_rerun.json, five runs; the reference's utilization without its
+# stalls: docs/linux.md, item 2; test_cubic_at_its_capacity_idles_the_link_where_the_delay_
+# hop_stalls), and the two points whose reference runs start two ways (mode_rerun.json, four
+# runs each; docs/linux.md, "Slow start's end").
+QUIET = compare.rerun_summary("quiet_rerun.json") | compare.rerun_summary("mode_rerun.json")
+QUIET_XFAIL = {
+    ("50m_100ms_b1238_1bbr+1cubic", "loss_rate"): "ccsim 0.118 % ± 0.035 % (20 seeds) vs "
+    "0.088 % ± 0.004 % on a quiet host (four runs; the reference's ten read 0.170 %): the "
+    "start-up is Linux's (HyStart at 604-606 [649-656 in three runs], first cut at 5.4 s "
+    "from 1189-1196 [5.6 s from 1212-1225]) and so are the first two epochs (9.8 and 4.4 s "
+    "[9.9-10.8 and 4.5 s]), the third is not (12.2-34.0 s [6.6-6.7 s]): not isolated",
+    ("50m_100ms_b1238_1bbr+1cubic", "epoch_mean_s"): "ccsim 10.14 ± 1.95 s vs 7.71 ± 0.09 s "
+    "on a quiet host: the loss_rate entry's third epoch",
+}
 
 
 @pytest.mark.parametrize(
     ("point", "metric"),
-    [pytest.param(p, m, id=f"quiet-{p}-{m}") for p in QUIET for m in compare.metrics_of(p, QUIET)],
+    [
+        pytest.param(
+            p,
+            m,
+            id=f"quiet-{p}-{m}",
+            marks=[pytest.mark.xfail(strict=True, reason=QUIET_XFAIL[(p, m)])]
+            if (p, m) in QUIET_XFAIL
+            else [],
+        )
+        for p in QUIET
+        for m in compare.metrics_of(p, QUIET)
+    ],
 )
 def test_against_linux_on_a_quiet_delay_hop(point, metric):
-    e = compare.compare_point(point, SEEDS, reference=QUIET)["metrics"][metric]
+    e = compare.compare_point(point, SEEDS_OF.get(point, SEEDS), reference=QUIET)["metrics"][metric]
     assert e["pass"], (
         f"{point} {metric} (quiet): ccsim {e['ccsim']:.5g} ± {e['ccsim_sd']:.2g}, "
         f"Linux {e['linux']:.5g} ± {e['linux_sd']:.2g}, tolerance {e['tol']:.3g}"
