@@ -91,6 +91,22 @@ def _param(p, m):
     return pytest.param(p, m, id=f"{p}-{m}", marks=marks)
 
 
+def _cases(reference: dict, xfails: dict, prefix: str) -> list:
+    """Every (point, metric) of a rerun reference, strict xfails where `xfails` says."""
+    return [
+        pytest.param(
+            p,
+            m,
+            id=f"{prefix}-{p}-{m}",
+            marks=[pytest.mark.xfail(strict=True, reason=xfails[(p, m)])]
+            if (p, m) in xfails
+            else [],
+        )
+        for p in reference
+        for m in compare.metrics_of(p, reference)
+    ]
+
+
 @pytest.mark.parametrize(("point", "metric"), [_param(p, m) for p, m in CASES])
 def test_linux_reference(point, metric):
     e = result(point)["metrics"][metric]
@@ -165,21 +181,7 @@ QUICKACK_XFAIL = {
 }
 
 
-@pytest.mark.parametrize(
-    ("point", "metric"),
-    [
-        pytest.param(
-            p,
-            m,
-            id=f"quickack-{p}-{m}",
-            marks=[pytest.mark.xfail(strict=True, reason=QUICKACK_XFAIL[(p, m)])]
-            if (p, m) in QUICKACK_XFAIL
-            else [],
-        )
-        for p in QUICKACK
-        for m in compare.metrics_of(p, QUICKACK)
-    ],
-)
+@pytest.mark.parametrize(("point", "metric"), _cases(QUICKACK, QUICKACK_XFAIL, "quickack"))
 def test_with_a_receiver_that_acks_every_segment(point, metric):
     """CUBIC beside BBR at 0.25 BDP, whose β differed with the testbed's receiver (item 3,
     closed since by PSH where the skbs end), is Linux's in every metric when both receivers
@@ -211,21 +213,7 @@ QUIET_XFAIL = {
 }
 
 
-@pytest.mark.parametrize(
-    ("point", "metric"),
-    [
-        pytest.param(
-            p,
-            m,
-            id=f"quiet-{p}-{m}",
-            marks=[pytest.mark.xfail(strict=True, reason=QUIET_XFAIL[(p, m)])]
-            if (p, m) in QUIET_XFAIL
-            else [],
-        )
-        for p in QUIET
-        for m in compare.metrics_of(p, QUIET)
-    ],
-)
+@pytest.mark.parametrize(("point", "metric"), _cases(QUIET, QUIET_XFAIL, "quiet"))
 def test_against_linux_on_a_quiet_delay_hop(point, metric):
     e = compare.compare_point(point, SEEDS_OF.get(point, SEEDS), reference=QUIET)["metrics"][metric]
     assert e["pass"], (
@@ -247,14 +235,7 @@ def holdout_result(point: str) -> dict:
     return compare.compare_point(point, HOLDOUT_SEEDS.get(point, SEEDS), reference=HOLDOUT)
 
 
-@pytest.mark.parametrize(
-    ("point", "metric"),
-    [
-        pytest.param(p, m, id=f"holdout-{p}-{m}")
-        for p in HOLDOUT
-        for m in compare.metrics_of(p, HOLDOUT)
-    ],
-)
+@pytest.mark.parametrize(("point", "metric"), _cases(HOLDOUT, {}, "holdout"))
 def test_held_out_points(point, metric):
     e = holdout_result(point)["metrics"][metric]
     assert e["pass"], (
