@@ -135,3 +135,79 @@ def test_xfail_entries_exist():
     for table, xfail in ((EXACT, XFAIL), (UNEVEN, XFAIL_UNEVEN)):
         names = {(p, m) for p, runs in reference(table).items() for m in runs[0] if m in TOL}
         assert set(xfail) <= names
+
+
+HYSTART = None
+
+
+def _hystart_reference() -> dict:
+    import json
+
+    global HYSTART
+    if HYSTART is None:
+        HYSTART = json.loads((ROOT / "validation" / "ns3" / "hystart.json").read_text())
+    return HYSTART
+
+
+def _ccsim_slow_start(name: str) -> tuple[list[dict], list[int]]:
+    """ccsim's ns3 profile on a hystart.py case: its first ssthresh changes (time from
+    the flow's start, ssthresh, cwnd then) and its cwnd every 10 ms, as hystart.py reads
+    ns-3's."""
+    import hystart
+
+    run = ccsim.run(hystart.scenario_text(name), set={"sample_interval": "1ms"})
+    s = run.series
+    f = s[s.entity == "flow"]
+    start = P.start_times_us(1, 1)[0] / 1e6
+    cw = f[f.metric == "cwnd_pkts"].sort_values("time")
+    st = f[f.metric == "ssthresh_pkts"].sort_values("time")
+    cw_at = dict(zip(cw.time.round(6), cw.value, strict=True))
+    events, prev = [], st.value.iloc[0]
+    for t, v in zip(st.time, st.value, strict=True):
+        if v != prev:
+            events.append({"t_s": t - start, "ssthresh": int(v), "cwnd": int(cw_at[round(t, 6)])})
+        prev = v
+    ms = {round(t - start, 3): int(c) for t, c in zip(cw.time, cw.value, strict=True)}
+    cwnd_10ms = [
+        ms.get(round(0.01 * k, 3), ms[min(ms, key=lambda x: abs(x - 0.01 * k))])
+        for k in range(1, 61)
+    ]
+    return events, cwnd_10ms
+
+
+@pytest.mark.parametrize(
+    "name", ["c100_50_b832", "c100_100_b1664", "c20_50_b249", "c50_20_b250", "c10_100_b250"]
+)
+def test_cubic_leaves_slow_start_where_ns3_does(name):
+    """ns-3.44's TcpCubic run in ns-3 itself (validation/ns3/hystart.py, hystart.json):
+    where HyStart ends slow start (ssthresh = cwnd) and where the first loss then cuts,
+    one flow on deep-buffered dumbbells. Two of ns-3's rules decide it: its receiver ACKs
+    the first data segment at once (TcpSocketBase sets m_delAckCount = m_delAckMaxCount
+    at the handshake), so slow start's rounds run 10, 19, 37, 73, ... (ccsim's 10, 20, 40,
+    80 before: `quickack = 1`); and TcpCubic::HystartUpdate's thresholds: the ACK train
+    must span delay_min (Linux: delay_min + ack_delay, halved unpaced, as ccsim's ns3
+    profile had it) and the delay test's margin is clamp(delay_min, 4 ms, 1 s) (Linux:
+    clamp(delay_min/8, 4 ms, 16 ms)). Before, ccsim's ns3 profile left slow start at 532,
+    1044, 148, 148 and 148 packets here (ns-3: 995, 1987, 229, 229, 595)."""
+    ref = _hystart_reference()[name]
+    events, cwnd_10ms = _ccsim_slow_start(name)
+    ns3_exit, ns3_cut = ref["ssthresh"][0], ref["ssthresh"][1]
+    assert ns3_exit["ssthresh"] == ns3_exit["cwnd"]  # HyStart, not a loss, came first
+    exit_, cut = events[0], events[1]
+    assert exit_["ssthresh"] == exit_["cwnd"], events[:2]
+    assert abs(exit_["ssthresh"] - ns3_exit["ssthresh"]) <= 0.02 * ns3_exit["ssthresh"], (
+        exit_,
+        ns3_exit,
+    )
+    assert abs(exit_["t_s"] - ns3_exit["t_s"]) <= 0.01 * ns3_exit["t_s"] + 0.002, (exit_, ns3_exit)
+    # the first loss: its time and the window it cuts
+    assert abs(cut["cwnd"] - ns3_cut["cwnd"]) <= 0.02 * ns3_cut["cwnd"], (cut, ns3_cut)
+    assert abs(cut["t_s"] - ns3_cut["t_s"]) <= 0.03 * ns3_cut["t_s"], (cut, ns3_cut)
+
+    # slow start's rounds, read every 10 ms before the exit: the windows held for a
+    # whole round (two samples running) are ns-3's
+    def held(seq: list[int], until_s: float) -> list[int]:
+        n = min(int(until_s / 0.01), len(seq))
+        return sorted({a for a, b in zip(seq[: n - 1], seq[1:n], strict=True) if a == b})
+
+    assert held(cwnd_10ms, ns3_exit["t_s"]) == held(ref["cwnd_10ms"], ns3_exit["t_s"])

@@ -65,7 +65,11 @@ def access_delays_us(n: int, seed: int) -> list[int]:
 def scenario_text(name: str, seed: int, uneven: bool = False) -> str:
     """The ccsim scenario of point *name*, seed *seed*; *uneven*: each flow's access
     links take their delay from ``access_delays_us`` instead of 0.5 ms."""
-    p = POINTS[name]
+    return scenario_of(POINTS[name], name, seed, uneven)
+
+
+def scenario_of(p: dict, name: str, seed: int, uneven: bool = False) -> str:
+    """The ccsim scenario of the dumbbell *p* (a ``_point``), named *name*."""
     rate = p["rate_mbps"] * WIRE_CCSIM / WIRE_NS3
     delays = access_delays_us(p["flows"], seed) if uneven else [None] * p["flows"]
     flows = "\n".join(

@@ -32,10 +32,16 @@ sys.path.insert(0, str(HERE))
 from points import POINTS, access_delays_us, start_times_us  # noqa: E402
 
 
-def run_ns3(point: dict, seed: int, hook=None, access_us: list[int] | None = None) -> dict:
-    """One ns-3 run; *hook(ns)*, if given, is called at t = 0.5 s (sockets exist then:
-    trace connections); *access_us*: each flow's access-link delay in microseconds
-    (default 0.5 ms for all)."""
+def run_ns3(
+    point: dict,
+    seed: int,
+    hook=None,
+    access_us: list[int] | None = None,
+    hook_s: float = 0.5,
+) -> dict:
+    """One ns-3 run; *hook(ns)*, if given, is called at t = *hook_s* (0.5 s: the sockets
+    exist once the flows have started, within the first millisecond: trace connections);
+    *access_us*: each flow's access-link delay in microseconds (default 0.5 ms for all)."""
     from ns import ns  # the ns3 wheel; imported here so that points.py needs no ns-3
 
     n = point["flows"]
@@ -101,10 +107,10 @@ def run_ns3(point: dict, seed: int, hook=None, access_us: list[int] | None = Non
         bh.Install(left.Get(i)).Start(ns.MicroSeconds(start))
     # Run to the end of the warm-up, read the sinks, run on to the end.
     if hook is not None:
-        ns.Simulator.Stop(ns.Seconds(0.5))
+        ns.Simulator.Stop(ns.Seconds(hook_s))
         ns.Simulator.Run()
         hook(ns)
-        ns.Simulator.Stop(ns.Seconds(point["warmup_s"] - 0.5))
+        ns.Simulator.Stop(ns.Seconds(point["warmup_s"] - hook_s))
     else:
         ns.Simulator.Stop(ns.Seconds(point["warmup_s"]))
     ns.Simulator.Run()

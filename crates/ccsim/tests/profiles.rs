@@ -102,7 +102,7 @@ fn each_profile_gives_its_defaults() {
         pick(&ns3, KEYS),
         json!({
             "profile": "ns3", "recovery": "sack", "mss": 1448, "header": 52,
-            "init_cwnd": 10.0, "init_ssthresh": "inf", "delayed_ack": true, "quickack": 0,
+            "init_cwnd": 10.0, "init_ssthresh": "inf", "delayed_ack": true, "quickack": 1,
             "sack_compression": false, "min_rto_s": 1.0, "prr": true, "prr_ns3": true, "partial_ack_send": true,
             "exit_ack_increase": true, "rto_new_ssthresh": true, "rto_keeps_sack": true,
             "ssthresh_from_pipe": true, "limited_transmit": true, "cwnd_validation": false,

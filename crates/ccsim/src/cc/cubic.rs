@@ -49,8 +49,11 @@ pub struct CubicConfig {
     /// does (linux profile); ns-3.44's `TcpCubic::Update` recomputes it on every ACK.
     pub cnt_hold: bool,
     /// HyStart's ACK train waits a whole delay_min when the sender paces, as Linux's
-    /// does (linux profile); ns-3.44's `TcpCubic` halves it always.
+    /// does (linux profile).
     pub paced_train: bool,
+    /// HyStart's thresholds as ns-3.44's `TcpCubic::HystartUpdate` sets them (ns3
+    /// profile; `HyStartThresholds::Ns3`) instead of Linux's.
+    pub ns3_hystart: bool,
     /// The slow-start exit heuristic (per-ACK form only).
     pub hystart: HyStartMode,
 }
@@ -75,6 +78,7 @@ impl Default for CubicConfig {
             linux: false,
             cnt_hold: false,
             paced_train: false,
+            ns3_hystart: false,
             hystart: HyStartMode::Off,
         }
     }
@@ -96,6 +100,7 @@ impl CubicConfig {
             )? == "linux",
             cnt_hold: p.profile() == Profile::Linux,
             paced_train: p.profile() == Profile::Linux,
+            ns3_hystart: p.profile() == Profile::Ns3,
             hystart: hystart_mode(p, linux)?,
         })
     }
@@ -316,6 +321,24 @@ pub const HYSTART_ACK_DELTA: Time = Time(2_000_000_000);
 /// `HYSTART_MIN_SAMPLES`: RTT samples per round before the delay test.
 pub const HYSTART_MIN_SAMPLES: u32 = 8;
 
+/// Whose HyStart thresholds a flow runs: both stacks test an ACK train and a delay
+/// increase per round, with different bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HyStartThresholds {
+    /// Linux `hystart_update`: the train must span delay_min + ack_delay, halved
+    /// unless `whole_rtt` (the sender paces); the delay test's margin is
+    /// clamp(delay_min/8, 4 ms, 16 ms) (HYSTART_DELAY_THRESH).
+    Linux { whole_rtt: bool },
+    /// ns-3.44 `TcpCubic::HystartUpdate`: the train must span delay_min, with no
+    /// allowance and never halved; the margin is `HystartDelayThresh(m_delayMin)` =
+    /// clamp(delay_min, HyStartDelayMin 4 ms, HyStartDelayMax 1 s): the delay test ends
+    /// slow start only once the RTT has doubled.
+    Ns3,
+}
+
+/// ns-3.44's `TcpCubic` attribute `HyStartDelayMax` (1 s; Linux's bound is 16 ms).
+pub const NS3_HYSTART_DELAY_MAX: Time = Time(1_000_000_000_000);
+
 impl HyStart {
     /// `bictcp_hystart_reset`: a new round begins at `now`.
     fn new_round(&mut self, now: Time) {
@@ -327,8 +350,6 @@ impl HyStart {
 
     /// `hystart_update`, per ACK in slow start with cwnd ≥ 16 and an RTT sample
     /// `delay`: true when slow start should end (the caller sets ssthresh = cwnd).
-    /// `whole_rtt`: the train must last delay_min, not half of it (Linux, for a paced
-    /// sender).
     pub fn update(
         &mut self,
         now: Time,
@@ -336,7 +357,7 @@ impl HyStart {
         delay_min: Time,
         srtt: Time,
         cwnd: f64,
-        whole_rtt: bool,
+        thresholds: HyStartThresholds,
     ) -> bool {
         let start = *self.round_start.get_or_insert(now);
         // ACK train: the ACKs of this round, each within 2 ms of the previous, have
@@ -347,13 +368,18 @@ impl HyStart {
         // during slow start": `sk_pacing_status == SK_PACING_NONE`).
         if now.saturating_sub(self.last_ack) <= HYSTART_ACK_DELTA {
             self.last_ack = now;
-            let ack_delay = Time::from_secs_f64(90.5 * srtt.as_secs_f64() / cwnd.max(1.0))
-                .min(Time::from_millis(1));
-            let train = delay_min + ack_delay;
-            let threshold = if whole_rtt {
-                train
-            } else {
-                Time(train.ps() / 2)
+            let threshold = match thresholds {
+                HyStartThresholds::Linux { whole_rtt } => {
+                    let ack_delay = Time::from_secs_f64(90.5 * srtt.as_secs_f64() / cwnd.max(1.0))
+                        .min(Time::from_millis(1));
+                    let train = delay_min + ack_delay;
+                    if whole_rtt {
+                        train
+                    } else {
+                        Time(train.ps() / 2)
+                    }
+                }
+                HyStartThresholds::Ns3 => delay_min,
             };
             if now.saturating_sub(start) > threshold {
                 self.found = true;
@@ -361,14 +387,21 @@ impl HyStart {
             }
         }
         // Delay increase: the least RTT of the round's first 8+ samples exceeds
-        // delay_min by clamp(delay_min/8, 4 ms, 16 ms) (HYSTART_DELAY_THRESH).
+        // delay_min by clamp(delay_min/8, 4 ms, 16 ms) (HYSTART_DELAY_THRESH; ns-3.44:
+        // clamp(delay_min, 4 ms, 1 s)).
         let curr = self.curr_rtt.map_or(delay, |c| c.min(delay));
         self.curr_rtt = Some(curr);
         if self.samples < HYSTART_MIN_SAMPLES {
             self.samples += 1;
         } else {
-            let thresh =
-                Time(delay_min.ps() / 8).clamp(Time::from_millis(4), Time::from_millis(16));
+            let thresh = match thresholds {
+                HyStartThresholds::Linux { .. } => {
+                    Time(delay_min.ps() / 8).clamp(Time::from_millis(4), Time::from_millis(16))
+                }
+                HyStartThresholds::Ns3 => {
+                    delay_min.clamp(Time::from_millis(4), NS3_HYSTART_DELAY_MAX)
+                }
+            };
             if curr > delay_min + thresh {
                 self.found = true;
                 return true;
@@ -416,7 +449,13 @@ impl Cubic {
                 dm,
                 ack.rtt.srtt,
                 w.cwnd,
-                ack.paced && self.p.paced_train,
+                if self.p.ns3_hystart {
+                    HyStartThresholds::Ns3
+                } else {
+                    HyStartThresholds::Linux {
+                        whole_rtt: ack.paced && self.p.paced_train,
+                    }
+                },
             )
         {
             w.ssthresh = w.cwnd;
@@ -1036,8 +1075,8 @@ mod tests {
 
     /// A paced sender's ACK train must span the whole delay_min + ack_delay (Linux
     /// halves it only for `SK_PACING_NONE`: "Pacing might have delayed packets up to
-    /// RTT/2 during slow start"): 101 ms here, where an unpaced one exits at 51 ms. The
-    /// ns3 profile's CUBIC (no `paced_train`, as ns-3.44's TcpCubic) halves it paced too.
+    /// RTT/2 during slow start"): 101 ms here, where an unpaced one exits at 51 ms.
+    /// ns-3.44's `TcpCubic` (ns3 profile) waits delay_min alone, paced or not: 100 ms.
     #[test]
     fn hystart_ack_train_of_a_paced_sender_spans_the_whole_min_rtt() {
         let rtt = Time::from_millis(100);
@@ -1057,18 +1096,31 @@ mod tests {
         assert_eq!(exit_ms(linux(), true), Some(102));
         let ns3 = CubicConfig {
             paced_train: false,
+            ns3_hystart: true,
             ..linux()
         };
-        assert_eq!(exit_ms(ns3, true), Some(51));
+        assert_eq!(exit_ms(ns3, true), Some(101));
+        assert_eq!(exit_ms(ns3, false), Some(101));
     }
 
     /// HyStart's delay test: after 8 samples in a round, the round's least RTT above
     /// delay_min + clamp(delay_min/8, 4 ms, 16 ms) ends slow start (ACKs 3 ms apart, so
-    /// no ACK train). delay_min 100 ms: the bound is 112.5 ms.
+    /// no ACK train). delay_min 100 ms: the bound is 112.5 ms. ns-3.44's `TcpCubic`
+    /// bounds it by clamp(delay_min, 4 ms, 1 s): 200 ms.
     #[test]
     fn hystart_delay_increase_ends_slow_start() {
-        for (rtt_ms, exits) in [(113u64, true), (112, false)] {
-            let mut c = Cubic::new(linux());
+        let ns3 = CubicConfig {
+            paced_train: false,
+            ns3_hystart: true,
+            ..linux()
+        };
+        for (cfg, rtt_ms, exits) in [
+            (linux(), 113u64, true),
+            (linux(), 112, false),
+            (ns3, 201, true),
+            (ns3, 200, false),
+        ] {
+            let mut c = Cubic::new(cfg);
             let base = Time::from_millis(100);
             c.on_ack(
                 &mut state(20.0, 1e9),
@@ -1090,7 +1142,12 @@ mod tests {
                     assert_eq!(st.ssthresh, 1e9, "not before 8 samples");
                 }
             }
-            assert_eq!(st.ssthresh < 1e9, exits, "rtt {rtt_ms} ms");
+            assert_eq!(
+                st.ssthresh < 1e9,
+                exits,
+                "rtt {rtt_ms} ms, ns3 {}",
+                cfg.ns3_hystart
+            );
         }
     }
 
