@@ -319,6 +319,15 @@ pub trait CongestionControl: Send {
     /// Delay-based laws (Vegas, FAST, Compound, Illinois) decide here.
     fn on_round(&mut self, _w: &mut Window, _round: &Round) {}
 
+    /// Where this algorithm's own code ends its rounds, where that differs from the
+    /// profile's rule (`RoundTracker::new`): `Some(true)` at the ACK that covers the
+    /// first segment sent after the round began (Linux's `after(snd_una, end_seq)`),
+    /// `Some(false)` at the ACK that reaches it (`!before(snd_una, next_seq)`, ns-3's
+    /// `>=`). `None`: the profile's (linux: covers; ns2, ns3: reaches).
+    fn rounds_cover(&self) -> Option<bool> {
+        None
+    }
+
     /// A congestion signal; the sender calls it at most once per window of data.
     /// Returns the new ssthresh in segments (the sender keeps it ≥ 2, RFC 5681 eq. (4));
     /// the sender then sets cwnd by its policy (NewReno fast retransmit: ssthresh +

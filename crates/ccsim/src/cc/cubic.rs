@@ -543,6 +543,13 @@ impl CongestionControl for Cubic {
         w.cwnd += acked * (target - w.cwnd) / w.cwnd;
     }
 
+    /// Classic HyStart's rounds end at the ACK that covers the first segment sent after
+    /// the round began, in Linux (`after(snd_una, end_seq)`) and in ns-3.44's
+    /// `TcpCubic` (`m_lastAckedSeq > m_endSeq`) alike.
+    fn rounds_cover(&self) -> Option<bool> {
+        (self.p.hystart == HyStartMode::Classic).then_some(true)
+    }
+
     fn on_round(&mut self, w: &mut Window, r: &Round) {
         // HyStart's rounds are the sender's (Linux tracks end_seq = snd_nxt itself;
         // RFC 9406 §4.2 windowEnd = SND.NXT).

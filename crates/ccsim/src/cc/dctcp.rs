@@ -143,6 +143,12 @@ impl CongestionControl for Dctcp {
             w.additive_increase(reno::INCREASE_PER_RTT, left);
         }
     }
+    /// Linux `dctcp_update_alpha` (and ns-3's `TcpDctcp`, `m_lastAckedSeq >= m_nextSeq`)
+    /// closes α's window at the ACK that reaches next_seq: `!before(snd_una, next_seq)`.
+    fn rounds_cover(&self) -> Option<bool> {
+        Some(false)
+    }
+
     fn on_round(&mut self, _w: &mut Window, _round: &Round) {
         self.est.end_window();
     }

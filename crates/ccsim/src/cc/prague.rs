@@ -139,6 +139,12 @@ impl CongestionControl for Prague {
             w.additive_increase(ai, left);
         }
     }
+    /// Linux `tcp_prague.c`: `prague_e2e_rtt_elapsed` is `!before(snd_una, next_seq)`,
+    /// DCTCP's rule.
+    fn rounds_cover(&self) -> Option<bool> {
+        Some(false)
+    }
+
     fn on_round(&mut self, w: &mut Window, round: &Round) {
         if !w.in_slow_start() {
             self.rounds_ca += 1;

@@ -364,7 +364,7 @@ impl Sender {
             EcnStyle::L4s => Ecn::Ect1,
         };
         let mut cfg = cfg;
-        let linux_rounds = cfg.linux_rounds;
+        let rounds_cover = cc.rounds_cover().unwrap_or(cfg.linux_rounds);
         cfg.ecn = ect != Ecn::NotEct;
         let cong_control = cc.cong_control();
         let rack = (cfg.rack && cfg.recovery == Recovery::Sack).then(|| Box::new(Rack::new()));
@@ -410,7 +410,7 @@ impl Sender {
             xcp,
             ect,
             rto_una: None,
-            round: RoundTracker::new(linux_rounds),
+            round: RoundTracker::new(rounds_cover),
             cwnd_use: CwndUse::default(),
             cong_control,
             rate,
@@ -3131,6 +3131,66 @@ mod tests {
             self.0.lock().unwrap().signals.push(ev.kind);
             w.cwnd / 2.0
         }
+    }
+
+    /// Counts the ACKs it hears and records the count at which each round closed
+    /// (`on_round` follows the closing ACK's `on_ack`).
+    struct RoundSpy {
+        closed_at: Arc<Mutex<Vec<u64>>>,
+        cover: Option<bool>,
+        acks: u64,
+    }
+
+    impl CongestionControl for RoundSpy {
+        fn name(&self) -> &'static str {
+            "round-spy"
+        }
+        fn on_ack(&mut self, _w: &mut Window, _ack: &Ack) {
+            self.acks += 1;
+        }
+        fn on_round(&mut self, _w: &mut Window, _r: &Round) {
+            self.closed_at.lock().unwrap().push(self.acks);
+        }
+        fn rounds_cover(&self) -> Option<bool> {
+            self.cover
+        }
+        fn on_congestion(&mut self, w: &Window, _ev: &Congestion) -> f64 {
+            w.cwnd / 2.0
+        }
+    }
+
+    /// The algorithm's own round rule overrides the profile's: under the linux profile
+    /// (rounds close at the ACK that covers the first segment sent after the round
+    /// began) DCTCP and Prague close theirs at the ACK that reaches it, one ACK earlier
+    /// (Linux `!before(snd_una, next_seq)`).
+    #[test]
+    fn an_algorithm_that_ends_its_rounds_on_reaching_next_seq_closes_them_an_ack_earlier() {
+        let closes = |cover: Option<bool>| {
+            let closed_at = Arc::new(Mutex::new(Vec::new()));
+            let mut cfg = config(Recovery::Sack, 10.0);
+            cfg.linux_rounds = true;
+            let spy = RoundSpy {
+                closed_at: closed_at.clone(),
+                cover,
+                acks: 0,
+            };
+            let mut s = Sender::new(cfg, Box::new(spy), 0, 0, None);
+            let mut out = Vec::new();
+            s.start(T0, &mut out);
+            for k in 1..=40u64 {
+                s.on_ack(&ack(k, ms(10 * k)), ms(10 * k), &mut out);
+            }
+            let v = closed_at.lock().unwrap().clone();
+            v
+        };
+        let covers = closes(None);
+        let reaches = closes(Some(false));
+        // Round 0 closes at the first ACK under both rules. A round that closes at ACK
+        // k ends at snd_nxt as this ACK found it, 9 segments ahead (the window is 10,
+        // refilled one segment per ACK): the next closes at ACK k + 9 on reaching it,
+        // at k + 10 on covering it.
+        assert_eq!(&reaches[..4], &[1, 10, 19, 28], "{reaches:?}");
+        assert_eq!(&covers[..4], &[1, 11, 21, 31], "{covers:?}");
     }
 
     #[test]
