@@ -64,7 +64,8 @@ XFAIL = {
     "does (test_slow_start_ends_where_linuxs_does: ssthresh 245 [229-247], 126 before) it "
     "read 0.021 % with 5.33 s epochs (docs/linux.md, Slow start's end)",
     ("50m_100ms_b1238_1bbr+1cubic", "loss_rate"): "ccsim 0.118 % ± 0.035 % (20 seeds) vs "
-    "0.170 % ± 0.043 % (10 runs; on a quiet host 0.088 % over four, QUIET_XFAIL). Linux's runs "
+    "0.170 % ± 0.043 % (10 runs; on a quiet host 0.113 % over six, 0.083-0.168 %, which ccsim "
+    "meets: test_against_linux_on_a_quiet_delay_hop). Linux's runs "
     "start two ways: CUBIC's HyStart exits at "
     "588-591 packets and its first cut comes at 7.1 s from 1354-1382 (six runs), or at 649-656 "
     "and 5.6-5.7 s from 1218-1226 (four); both average 0.17 %. ccsim's seeds all start the "
@@ -198,30 +199,49 @@ def test_with_a_receiver_that_acks_every_segment(point, metric):
     )
 
 
-# Points measured again alone on the machine, the delay hop's stalls short: one CUBIC flow at
-# 0.25 BDP, 50 Mb/s (quiet_rerun.json, five runs; the reference's utilization without its
-# stalls: docs/linux.md, item 2; test_cubic_at_its_capacity_idles_the_link_where_the_delay_
-# hop_stalls), and the two points whose reference runs start two ways (mode_rerun.json, four
-# runs each; docs/linux.md, "Slow start's end").
-QUIET = compare.rerun_summary("quiet_rerun.json") | compare.rerun_summary("mode_rerun.json")
+# Every point measured again alone on the machine, the delay hop's stalls short: the whole
+# campaign twice (quiet_full.json: 52 runs, 4 with a release more than 5 ms late, where the
+# reference campaign's median largest lateness was 7.3 ms), pooled with the points measured
+# so before it (quiet_rerun.json: one CUBIC flow at 0.25 BDP, 50 Mb/s, five runs, docs/linux.md
+# item 2; mode_rerun.json: the two points whose runs start two ways, four runs each,
+# "Slow start's end"): compare.quiet_summary(). ccsim's runs are the reference test's.
+QUIET = compare.quiet_summary()
 QUIET_XFAIL = {
-    ("50m_100ms_b1238_1bbr+1cubic", "loss_rate"): "ccsim 0.118 % ± 0.035 % (20 seeds) vs "
-    "0.088 % ± 0.004 % on a quiet host (four runs; the reference's ten read 0.170 %): the "
-    "start-up is Linux's (HyStart at 604-606 [649-656 in three runs], first cut at 5.4 s "
-    "from 1189-1196 [5.6 s from 1212-1225]) and so are the first two epochs (9.8 and 4.4 s "
-    "[9.9-10.8 and 4.5 s]), the third is not (12.2-34.0 s [6.6-6.7 s]): not isolated",
-    ("50m_100ms_b1238_1bbr+1cubic", "epoch_mean_s"): "ccsim 10.14 ± 1.95 s vs 7.71 ± 0.09 s "
-    "on a quiet host: the loss_rate entry's third epoch",
+    ("50m_100ms_b1238_1bbr+1cubic", "epoch_mean_s"): "ccsim 10.14 ± 1.95 s (20 seeds) vs "
+    "7.71 ± 0.09 s over six quiet runs (7.6-7.8 s in every one; the reference's ten 8.11 s): "
+    "the start-up and the first two epochs are Linux's, the third is 12-34 s against 6.6 s; "
+    "loss 0.118 % [0.113 %: 0.083-0.093 % in four runs, 0.157 and 0.168 % in two, with the "
+    "same epochs and 30-34 against 48-51 drops per event, ccsim 48.7]. Not isolated "
+    "(docs/linux.md, Slow start's end)",
+    ("20m_50ms_b248_1bbr+1cubic", "share_cubic"): "ccsim 0.616 ± 0.039 (30 seeds) vs 0.577 "
+    "over two quiet runs (0.553, 0.601); the reference's ten runs read 0.629 ± 0.026 and "
+    "ccsim meets them: the share's sd over runs (0.026-0.034) makes a two-run mean uncertain "
+    "by 0.024",
+    ("20m_50ms_b248_1bbr+1cubic", "share_bbr"): "the share_cubic entry seen from BBR",
+    ("50m_100ms_b103_1bbr", "loss_rate"): "ccsim 0.304 % vs 0.418 % over two quiet runs: "
+    "Linux's bandwidth estimate straddles the rate where BBR's TSO goal in a probe reaches 5 "
+    "segments, ccsim's is below it (UNPACED_XFAIL; "
+    "test_bbr_loses_more_per_probe_where_its_tso_goal_reaches_five_segments)",
 }
 
 
 @pytest.mark.parametrize(("point", "metric"), _cases(QUIET, QUIET_XFAIL, "quiet"))
 def test_against_linux_on_a_quiet_delay_hop(point, metric):
-    e = compare.compare_point(point, SEEDS_OF.get(point, SEEDS), reference=QUIET)["metrics"][metric]
-    assert e["pass"], (
+    e = result(point)["metrics"][metric]
+    lm = float(QUIET[point][f"{metric}_mean"])
+    tol = max(compare.TOLERANCES[metric]["abs"], compare.TOLERANCES[metric]["rel"] * abs(lm))
+    assert abs(e["ccsim"] - lm) <= tol, (
         f"{point} {metric} (quiet): ccsim {e['ccsim']:.5g} ± {e['ccsim_sd']:.2g}, "
-        f"Linux {e['linux']:.5g} ± {e['linux_sd']:.2g}, tolerance {e['tol']:.3g}"
+        f"Linux {lm:.5g} ± {float(QUIET[point][f'{metric}_sd']):.2g} "
+        f"({QUIET[point]['runs']} runs), tolerance {tol:.3g}"
     )
+
+
+def test_quiet_reference_covers_every_point():
+    """The quiet campaign measured every committed point, twice at least."""
+    assert set(QUIET) == set(compare.points())
+    assert all(QUIET[p]["runs"] >= 2 for p in QUIET)
+    assert set(QUIET_XFAIL) <= {(p, m) for p in QUIET for m in compare.metrics_of(p, QUIET)}
 
 
 # The held-out points (holdout.json: one Linux run each at rates, RTTs and buffers the tables

@@ -13,7 +13,8 @@ prints a markdown table: ccsim mean +- sd vs Linux mean +- sd, and pass/fail per
 scenarios' pacing off; `--reference FILE` against a `testbed.py rerun` file (e.g.
 quickack_check.json, with `--set tcp.delayed_ack=false` for its receiver that ACKs every
 segment); `--holdout` against the held-out points (holdout.json, holdout_rerun.json), whose
-scenarios testbed.py writes.
+scenarios testbed.py writes; `--quiet` against every point's runs made alone on the
+machine (QUIET_FILES, pooled).
 """
 
 from __future__ import annotations
@@ -81,6 +82,21 @@ def unpaced_summary() -> dict[str, dict[str, float | str]]:
     more = json.loads((HERE / "unpaced_rerun.json").read_text())["points"]
     for point, v in more.items():
         by_point[point] += v["runs"]
+    return _summarize(by_point)
+
+
+# The paced runs made alone on the machine (testbed.py rerun, the reference's configuration
+# with the delay hop's stalls short): the whole campaign twice (quiet_full.json), and the
+# points measured again before it (quiet_rerun.json, mode_rerun.json).
+QUIET_FILES = ("quiet_full.json", "quiet_rerun.json", "mode_rerun.json")
+
+
+def quiet_summary() -> dict[str, dict[str, float | str]]:
+    """Every point's quiet-host runs (QUIET_FILES) pooled, summarized as rerun_summary()."""
+    by_point: dict[str, list[dict]] = {}
+    for name in QUIET_FILES:
+        for p, v in json.loads((HERE / name).read_text())["points"].items():
+            by_point.setdefault(p, []).extend(v["runs"])
     return _summarize(by_point)
 
 
@@ -408,6 +424,11 @@ def main(argv=None) -> int:
         action="store_true",
         help="the held-out points (holdout.json and holdout_rerun.json's runs)",
     )
+    ap.add_argument(
+        "--quiet",
+        action="store_true",
+        help="against the quiet-host runs (quiet_full.json, quiet_rerun.json, mode_rerun.json)",
+    )
     ap.add_argument("--json")
     a = ap.parse_args(argv)
     ov = {k: _toml_value(v) for k, v in (kv.split("=", 1) for kv in a.set)}
@@ -419,6 +440,8 @@ def main(argv=None) -> int:
         ref = rerun_summary(a.reference)
     if a.holdout:
         ref = holdout_summary()
+    if a.quiet:
+        ref = quiet_summary()
     res = []
     for p in a.points or (list(ref) if ref else points()):
         r = compare_point(p, tuple(range(1, a.seeds + 1)), ov, not a.no_jitter, ref)
