@@ -137,16 +137,12 @@ def test_xfail_entries_exist():
         assert set(xfail) <= names
 
 
-HYSTART = None
-
-
+@functools.cache
 def _hystart_reference() -> dict:
+    """validation/ns3/hystart.json: ns-3.44's slow starts (hystart.py)."""
     import json
 
-    global HYSTART
-    if HYSTART is None:
-        HYSTART = json.loads((ROOT / "validation" / "ns3" / "hystart.json").read_text())
-    return HYSTART
+    return json.loads((ROOT / "validation" / "ns3" / "hystart.json").read_text())
 
 
 def _ccsim_slow_start(name: str) -> tuple[list[dict], list[int]]:
