@@ -243,11 +243,11 @@ impl ProfileDefaults {
                 init_ssthresh: INFINITE_SSTHRESH,
                 delayed_ack: true,
                 delack_timeout: Time::from_millis(200),
-                // TcpSocketBase::ProcessSynSent / ProcessSynRcvd set m_delAckCount =
-                // m_delAckMaxCount at the handshake ("Always respond to first data
-                // packet to speed up the connection"): the first data segment is ACKed
-                // at once, so slow start's rounds run 10, 19, 37, 73, ... (measured in
-                // ns-3.44, validation/ns3/hystart.json).
+                // ns-3.44's receiver ACKs the first data segment at once (measured: the
+                // sender's first ACK covers one segment and slow start's rounds run 10,
+                // 19, 37, 73, ..., validation/ns3/hystart.json); TcpSocketBase sets
+                // m_delAckCount = m_delAckMaxCount as a handshake completes ("Always
+                // respond to first data packet to speed up the connection").
                 quickack: 1,
                 // ns-3's TcpSocketBase ACKs every out-of-order segment at once.
                 sack_compression: false,
