@@ -162,11 +162,17 @@ def test_default_profile_against_unpaced_linux(point, metric):
     )
 
 
+def _covers_every_point(reference: dict, xfails: dict) -> None:
+    """*reference* measured every committed point twice at least, and each of *xfails*
+    names one of its (point, metric)s."""
+    assert set(reference) == set(compare.points())
+    assert all(reference[p]["runs"] >= 2 for p in reference)
+    assert set(xfails) <= {(p, m) for p in reference for m in compare.metrics_of(p, reference)}
+
+
 def test_unpaced_reference_covers_every_point():
     """Every committed point was measured unpaced too, twice."""
-    assert set(UNPACED) == set(compare.points())
-    assert all(UNPACED[p]["runs"] >= 2 for p in UNPACED)
-    assert set(UNPACED_XFAIL) <= {(p, m) for p in UNPACED for m in compare.metrics_of(p, UNPACED)}
+    _covers_every_point(UNPACED, UNPACED_XFAIL)
 
 
 # A receiver that ACKs every segment (`testbed.py rerun --quickack`: route attribute
@@ -229,7 +235,7 @@ QUIET_XFAIL = {
 def test_against_linux_on_a_quiet_delay_hop(point, metric):
     e = result(point)["metrics"][metric]
     lm = float(QUIET[point][f"{metric}_mean"])
-    tol = max(compare.TOLERANCES[metric]["abs"], compare.TOLERANCES[metric]["rel"] * abs(lm))
+    tol = compare.tolerance(metric, lm)
     assert abs(e["ccsim"] - lm) <= tol, (
         f"{point} {metric} (quiet): ccsim {e['ccsim']:.5g} ± {e['ccsim_sd']:.2g}, "
         f"Linux {lm:.5g} ± {float(QUIET[point][f'{metric}_sd']):.2g} "
@@ -239,9 +245,7 @@ def test_against_linux_on_a_quiet_delay_hop(point, metric):
 
 def test_quiet_reference_covers_every_point():
     """The quiet campaign measured every committed point, twice at least."""
-    assert set(QUIET) == set(compare.points())
-    assert all(QUIET[p]["runs"] >= 2 for p in QUIET)
-    assert set(QUIET_XFAIL) <= {(p, m) for p in QUIET for m in compare.metrics_of(p, QUIET)}
+    _covers_every_point(QUIET, QUIET_XFAIL)
 
 
 # The held-out points (holdout.json: one Linux run each at rates, RTTs and buffers the tables

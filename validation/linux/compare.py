@@ -346,6 +346,11 @@ def metrics_of(point: str, reference: dict | None = None) -> list[str]:
     return [m for m in TOLERANCES if _num(lin.get(f"{m}_mean")) is not None]
 
 
+def tolerance(metric: str, linux_mean: float) -> float:
+    """The issue's tolerance for *metric* around Linux's mean: max(abs, rel x |mean|)."""
+    return max(TOLERANCES[metric]["abs"], TOLERANCES[metric]["rel"] * abs(linux_mean))
+
+
 def compare_point(
     point: str, seeds=(1, 2, 3), overrides=None, jitter=True, reference: dict | None = None
 ) -> dict:
@@ -366,7 +371,7 @@ def compare_point(
         lsd = _num(lin.get(f"{m}_sd")) or 0.0
         entry = {"ccsim": sm, "ccsim_sd": ssd, "linux": lm, "linux_sd": lsd}
         if m in TOLERANCES:
-            tol = max(TOLERANCES[m]["abs"], TOLERANCES[m]["rel"] * abs(lm))
+            tol = tolerance(m, lm)
             entry["tol"] = tol
             entry["pass"] = abs(sm - lm) <= tol
         out["metrics"][m] = entry
