@@ -109,6 +109,10 @@ def test_errors():
         ccsim.validate("bogus = 1\n" + EXAMPLE.read_text())
     with pytest.raises(ccsim.ScenarioError, match="TOML"):
         ccsim.run("name = \n[[")
+    # a measured distribution by its quantiles must run from probability 0 to 1
+    bad = 'tcp.read_latency={ quantiles = [[0.1, "1ms"], [1, "2ms"]] }'
+    with pytest.raises(ccsim.ScenarioError, match="read_latency: quantiles: the probabilities"):
+        ccsim.run(EXAMPLE, set=[bad])
     assert issubclass(ccsim.ScenarioError, ValueError)
     assert issubclass(ccsim.SimulationError, RuntimeError)
     ccsim.validate(EXAMPLE)

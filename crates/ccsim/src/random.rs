@@ -77,11 +77,26 @@ pub enum Dist {
         mean: f64,
         sd: f64,
     },
+    /// A measured distribution by its quantiles: `v[k]` at cumulative probability `p[k]`,
+    /// p from 0 to 1 increasing, v non-decreasing; the CDF is the straight line between
+    /// neighbouring points (uniform within each interval).
+    Quantiles {
+        p: Box<[f64]>,
+        v: Box<[f64]>,
+    },
 }
 
 impl Dist {
     pub fn sample(&self, rng: &mut Rng) -> f64 {
         match *self {
+            Dist::Quantiles { ref p, ref v } => {
+                let u = unit(rng);
+                // the interval [p[i], p[i+1]) that holds u
+                let i = p.partition_point(|&x| x <= u).clamp(1, p.len() - 1) - 1;
+                let w = p[i + 1] - p[i];
+                let f = if w > 0.0 { (u - p[i]) / w } else { 0.0 };
+                v[i] + f * (v[i + 1] - v[i])
+            }
             Dist::Fixed(v) => v,
             Dist::Uniform(a, b) => a + (b - a) * unit(rng),
             Dist::Exponential { mean } => exponential(rng, mean),
@@ -94,6 +109,10 @@ impl Dist {
     }
     pub fn mean(&self) -> f64 {
         match *self {
+            // Uniform within each interval: its probability times its midpoint.
+            Dist::Quantiles { ref p, ref v } => (1..p.len())
+                .map(|i| (p[i] - p[i - 1]) * 0.5 * (v[i] + v[i - 1]))
+                .sum(),
             Dist::Fixed(v) => v,
             Dist::Uniform(a, b) => 0.5 * (a + b),
             Dist::Exponential { mean } | Dist::Pareto { mean, .. } | Dist::Normal { mean, .. } => {
@@ -131,6 +150,44 @@ mod tests {
         assert!(a.iter().all(|&v| v == a[0]));
         assert_ne!(stream(1, "x").next_u64(), stream(1, "y").next_u64());
         assert_ne!(stream(1, "x").next_u64(), stream(2, "x").next_u64());
+    }
+
+    #[test]
+    fn quantiles_follow_their_piecewise_linear_cdf() {
+        // P(X <= v[k]) = p[k] at every listed point, and inside an interval the CDF is
+        // linear: P(X <= 0.5 ms) = 0.9 + 0.05 * (0.5 - 0.4) / (0.6 - 0.4) = 0.925.
+        let d = Dist::Quantiles {
+            p: vec![0.0, 0.5, 0.9, 0.95, 1.0].into(),
+            v: vec![50e-6, 100e-6, 400e-6, 600e-6, 2e-3].into(),
+        };
+        let mut r = stream(11, "q");
+        let n = 400_000;
+        let xs: Vec<f64> = (0..n).map(|_| d.sample(&mut r)).collect();
+        let below = |x: f64| xs.iter().filter(|&&s| s <= x).count() as f64 / n as f64;
+        for (x, p) in [
+            (100e-6, 0.5),
+            (400e-6, 0.9),
+            (500e-6, 0.925),
+            (600e-6, 0.95),
+            (75e-6, 0.25),
+        ] {
+            // binomial standard error <= 0.0008; allow 5
+            assert!(
+                (below(x) - p).abs() < 0.004,
+                "P(X <= {x}) = {} != {p}",
+                below(x)
+            );
+        }
+        assert!(xs.iter().all(|&s| (50e-6..=2e-3).contains(&s)));
+        // mean = sum of interval probability x midpoint:
+        // 0.5*75 + 0.4*250 + 0.05*500 + 0.05*1300 = 227.5 us
+        assert!((d.mean() - 227.5e-6).abs() < 1e-12);
+        let m = xs.iter().sum::<f64>() / n as f64;
+        assert!(
+            (m - d.mean()).abs() < 0.01 * d.mean(),
+            "{m} vs {}",
+            d.mean()
+        );
     }
 
     #[test]
