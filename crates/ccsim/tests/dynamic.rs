@@ -686,3 +686,41 @@ cc = "reno"
     let both = rtt(r#", shaper = { burst = "3000B" }, reverse_shaper = { burst = "0B" }"#);
     assert!((both - 0.040).abs() < 1e-9, "{both}");
 }
+
+#[test]
+fn bottleneck_jitter_adds_its_delay_both_ways_and_runs_in_the_packet_engine_only() {
+    let flows = "[[flows]]\ncc = \"reno\"\n";
+    let rtt_min = |jitter: &str| {
+        let o = run(&format!("{SMALL_DUMBBELL}{jitter}\n{flows}"), &[]).unwrap();
+        o.flows.f64("rtt_min_s").unwrap()[0]
+    };
+    // A fixed 2 ms on each bottleneck link lengthens every round trip by exactly 4 ms.
+    let plain = rtt_min("");
+    let fixed = rtt_min("bottleneck_jitter = \"2ms\"");
+    assert!((fixed - plain - 4e-3).abs() < 1e-6, "{plain} -> {fixed}");
+    // A spread whose least value is 0: the least RTT comes back towards the path's.
+    let spread = rtt_min("bottleneck_jitter = { uniform = [\"0ms\", \"2ms\"] }");
+    assert!(
+        spread > plain && spread < plain + 0.5e-3,
+        "{plain} -> {spread}"
+    );
+    let err = |text: String, set: &[String]| run(&text, set).unwrap_err().to_string();
+    let e = err(
+        format!("{SMALL_DUMBBELL}bottleneck_jitter = \"2ms\"\n{flows}"),
+        &["engine=\"fluid\"".into()],
+    );
+    assert!(e.contains("topology.bottleneck_jitter"), "{e}");
+    let e = err(
+        format!(
+            "{SMALL_DUMBBELL}bottleneck_jitter = {{ quantiles = [[0, \"1ms\"], [0.5, \"2ms\"]] }}\n{flows}"
+        ),
+        &[],
+    );
+    assert!(
+        e.contains("topology.bottleneck_jitter") && e.contains("from 0 to 1"),
+        "{e}"
+    );
+    let graph = "duration = \"10s\"\n[topology]\nkind = \"graph\"\nbuffer = \"100pkt\"\nnodes = [\"a\", \"b\"]\nbottleneck_jitter = \"1ms\"\nlinks = [{ from = \"a\", to = \"b\", rate = \"10Mbps\", delay = \"5ms\" }]\n[[flows]]\nsrc = \"a\"\ndst = \"b\"\ncc = \"reno\"\n";
+    let e = err(graph.into(), &[]);
+    assert!(e.contains("bottleneck_jitter"), "{e}");
+}

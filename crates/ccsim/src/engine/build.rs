@@ -37,6 +37,7 @@ impl World {
             link.shaper = lp
                 .shaper_burst
                 .map(|b| Box::new(crate::net::link::TokenBucket::new(b)));
+            link.jitter = lp.jitter.clone().map(Box::new);
             link.update_slow();
             if lp.monitor {
                 link.monitor = true;

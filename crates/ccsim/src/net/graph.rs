@@ -50,6 +50,9 @@ pub struct LinkPlan {
     pub trace: Option<std::sync::Arc<Trace>>,
     /// A token-bucket shaper of this many bytes replaces the transmitter.
     pub shaper_burst: Option<u64>,
+    /// Extra propagation delay per packet, drawn from this distribution (seconds),
+    /// never reordering (`Link::jitter`).
+    pub jitter: Option<crate::random::Dist>,
 }
 
 /// Nodes and directed links, in id order.
@@ -258,6 +261,7 @@ pub fn graph_net(sc: &Scenario) -> Result<Net, ScenarioError> {
             monitor: ls.monitor,
             trace,
             shaper_burst: ls.shaper.map(|s| s.burst_bytes()),
+            jitter: None,
         });
         if ls.duplex {
             net.add_link(LinkPlan {
@@ -284,6 +288,7 @@ pub fn graph_net(sc: &Scenario) -> Result<Net, ScenarioError> {
                 monitor: ls.monitor,
                 trace: None,
                 shaper_burst: ls.reverse_shaper.map(|s| s.burst_bytes()),
+                jitter: None,
             });
         }
     }
@@ -358,6 +363,7 @@ mod tests {
             monitor: false,
             trace: None,
             shaper_burst: None,
+            jitter: None,
         }
     }
 

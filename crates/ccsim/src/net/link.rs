@@ -93,11 +93,16 @@ pub struct Link {
     epoch_busy: (u128, u128),
     /// The delay was cut while packets propagated: keep the pipe in order.
     delay_cut: bool,
-    /// `start_tx` takes the slow path: wire loss, a trace, a shaper or a delay cut
-    /// (`update_slow` after changing `loss`, `trace` or `shaper`).
+    /// `start_tx` takes the slow path: wire loss, a trace, a shaper, jitter or a delay
+    /// cut (`update_slow` after changing `loss`, `trace`, `shaper` or `jitter`).
     slow: bool,
     /// A token bucket replaces the transmitter (boxed: a plain link keeps its size).
     pub shaper: Option<Box<TokenBucket>>,
+    /// Extra propagation delay per packet, drawn from this distribution (seconds) with
+    /// the link's random stream; the pipe stays FIFO (a packet arrives no earlier than
+    /// the one before it), so a late packet holds back those behind it and they then
+    /// arrive together, as from a delay element whose release comes late.
+    pub jitter: Option<Box<crate::random::Dist>>,
 }
 
 /// Linux's HTB with rate = ceil = the link's rate and burst = cburst: see `Link::shape`.
@@ -164,6 +169,7 @@ impl Link {
             delay_cut: false,
             slow: false,
             shaper: None,
+            jitter: None,
         }
     }
 
@@ -338,8 +344,11 @@ impl Link {
         }
         pkt.hop += 1;
         let mut at = out + self.delay;
-        // FIFO after a delay cut: the pipe schedules only its head, so no packet may
-        // arrive before one sent earlier.
+        if let Some(j) = &self.jitter {
+            at += Time::from_secs_f64(j.sample(&mut self.rng).max(0.0));
+        }
+        // FIFO after a delay cut or a late packet: the pipe schedules only its head, so
+        // no packet may arrive before one sent earlier.
         if let Some(&(last, _)) = self.pipe.back() {
             at = at.max(last);
         }
@@ -380,11 +389,14 @@ impl Link {
         }
     }
 
-    /// Recompute the slow-path flag after changing `loss`, `trace`, `shaper` or the
-    /// delay.
+    /// Recompute the slow-path flag after changing `loss`, `trace`, `shaper`, `jitter`
+    /// or the delay.
     pub fn update_slow(&mut self) {
-        self.slow =
-            self.loss > 0.0 || self.trace.is_some() || self.delay_cut || self.shaper.is_some();
+        self.slow = self.loss > 0.0
+            || self.trace.is_some()
+            || self.delay_cut
+            || self.shaper.is_some()
+            || self.jitter.is_some();
     }
 
     /// A packet reaches the link's input at `now` (the transmitter was freed first if
@@ -660,5 +672,50 @@ mod tests {
         assert_eq!(s.busy_at(end), l.busy_at(end));
         let (offered, used, _) = l.capacity_at(end);
         assert!((used / offered - 0.5).abs() < 1e-12, "{used} / {offered}");
+    }
+
+    #[test]
+    fn jitter_delays_each_packet_by_its_draw_and_never_reorders() {
+        // Packets 100 ms apart meet an idle link: each arrives after its 1 ms of
+        // serialization, the 10 ms of propagation and its own draw, here uniform on
+        // [0, 4 ms]: the extra delays' mean 2 ms (sd 4/sqrt(12) ms, so a 2000-packet
+        // mean is within 0.13 ms at 5 standard errors), all in [0, 4 ms].
+        let jittered = || {
+            let mut l = link(None);
+            l.jitter = Some(Box::new(crate::random::Dist::Uniform(0.0, 4e-3)));
+            l.update_slow();
+            l
+        };
+        let spaced: Vec<Time> = (0..2000).map(|k| Time::from_millis(100 * k)).collect();
+        let got = deliveries(&mut jittered(), &spaced);
+        let extra: Vec<f64> = got
+            .iter()
+            .zip(&spaced)
+            .map(|(d, a)| (*d - *a - Time::from_millis(11)).as_secs_f64())
+            .collect();
+        assert!(extra.iter().all(|&e| (0.0..=4e-3).contains(&e)));
+        let mean = extra.iter().sum::<f64>() / extra.len() as f64;
+        assert!((mean - 2e-3).abs() < 0.13e-3, "{mean}");
+        // A backlog leaves 1 ms apart; a draw larger than the spacing holds the packets
+        // behind it (a FIFO pipe): arrivals never go backwards, and each packet still
+        // arrives no earlier than its own draw allows.
+        let got = deliveries(&mut jittered(), &[Time::from_millis(100); 500]);
+        assert!(got.windows(2).all(|w| w[0] <= w[1]));
+        let bunched = got.windows(2).filter(|w| w[0] == w[1]).count();
+        assert!(
+            bunched > 100,
+            "only {bunched} packets held back by the one before"
+        );
+        for (k, d) in got.iter().enumerate() {
+            assert!(
+                *d >= Time::from_millis(111 + k as u64),
+                "packet {k} at {d:?}"
+            );
+        }
+        // Without jitter the same backlog arrives exactly 1 ms apart.
+        let plain = deliveries(&mut link(None), &[Time::from_millis(100); 500]);
+        assert!(plain
+            .windows(2)
+            .all(|w| w[1] - w[0] == Time::from_millis(1)));
     }
 }

@@ -420,6 +420,8 @@ fn chain_layout(sc: &Scenario, seed: u64) -> Result<Layout, ScenarioError> {
                 trace,
                 // Like the loss and the trace, the shaper is the forward direction's.
                 shaper_burst: t.shaper.filter(|_| from < to).map(|s| s.burst_bytes()),
+                // A delay element's lateness delays both directions.
+                jitter: t.bottleneck_jitter.as_ref().map(|j| j.dist.clone()),
             });
             monitored.push(id);
         }
@@ -455,6 +457,7 @@ fn chain_layout(sc: &Scenario, seed: u64) -> Result<Layout, ScenarioError> {
                 monitor: false,
                 trace: None,
                 shaper_burst: None,
+                jitter: None,
             });
         }
         (hs, hd)
@@ -679,6 +682,8 @@ pub struct PlannedLink {
     pub trace: Option<std::sync::Arc<super::trace::Trace>>,
     /// A token-bucket shaper of this many bytes replaces the transmitter.
     pub shaper_burst: Option<u64>,
+    /// Extra propagation delay per packet (`Link::jitter`).
+    pub jitter: Option<crate::random::Dist>,
     /// Mean packet size (bytes on the wire) of the flows its buffer rule is based
     /// on: the unit of a packet limit in the fluid engine.
     pub packet_size: f64,
@@ -925,6 +930,7 @@ fn assemble(sc: &Scenario, lay: Layout) -> Result<Plan, ScenarioError> {
             monitor: false,
             trace: lp.trace.clone(),
             shaper_burst: lp.shaper_burst,
+            jitter: lp.jitter.clone(),
             packet_size,
         })
         .collect();

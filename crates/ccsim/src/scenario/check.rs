@@ -292,6 +292,7 @@ fn check_topology(sc: &Scenario) -> Result<(), ScenarioError> {
                 (t.loss != 0.0, "loss"),
                 (t.reverse_loss != 0.0, "reverse_loss"),
                 (t.shaper.is_some(), "shaper"),
+                (t.bottleneck_jitter.is_some(), "bottleneck_jitter"),
             ] {
                 if present {
                     return Err(not_here(field));
@@ -584,6 +585,7 @@ fn check_fluid_fields(sc: &Scenario) -> Result<(), ScenarioError> {
         loss,
         reverse_loss,
         shaper,
+        bottleneck_jitter,
         middle_links: _,
         nodes: _,
         links: _,
@@ -612,6 +614,10 @@ fn check_fluid_fields(sc: &Scenario) -> Result<(), ScenarioError> {
     // than silently ignored.
     if shaper.is_some() {
         bad.push("topology.shaper".into());
+    }
+    // Per-packet lateness has no fluid counterpart.
+    if bottleneck_jitter.is_some() {
+        bad.push("topology.bottleneck_jitter".into());
     }
     if access_rate.is_some() {
         bad.push("topology.access_rate".into());

@@ -63,6 +63,11 @@ pub struct Topology {
     /// middle link's) transmitter, as a Linux HTB class (docs/scenarios.md,
     /// "Token-bucket shapers").
     pub shaper: Option<ShaperSpec>,
+    /// Extra one-way delay on every bottleneck link, both directions, drawn per packet
+    /// from a distribution and never reordering: a packet arrives no earlier than the
+    /// one sent before it, as from a delay element whose releases come late (the Linux
+    /// testbed's NFQUEUE hop; docs/scenarios.md, "Delay jitter").
+    pub bottleneck_jitter: Option<DistSpec<Secs>>,
     /// Parking lot: the number k of middle links in the chain (routers r0..rk).
     pub middle_links: Option<u32>,
     /// Graph: node names.
