@@ -270,10 +270,10 @@ impl<U: Unit> DistSpec<U> {
                                 value_text(&arr[i - 1].as_array().unwrap()[1])
                             ));
                         }
-                        Dist::Quantiles {
+                        Dist::Quantiles(Box::new(crate::random::Quantiles {
                             p: p.into_boxed_slice(),
                             v: v.into_boxed_slice(),
-                        }
+                        }))
                     }
                     other => {
                         return Err(format!(
@@ -421,10 +421,10 @@ mod tests {
         let d = DistSpec::<Secs>::from_value(&v["x"]).unwrap();
         assert_eq!(
             d.dist,
-            Dist::Quantiles {
+            Dist::Quantiles(Box::new(crate::random::Quantiles {
                 p: vec![0.0, 0.9, 1.0].into(),
                 v: vec![50e-6, 0.4e-3, 2e-3].into()
-            }
+            }))
         );
         for (bad, says) in [
             ("[[0.1, \"1ms\"], [1, \"2ms\"]]", "from 0 to 1"),

@@ -77,19 +77,25 @@ pub enum Dist {
         mean: f64,
         sd: f64,
     },
-    /// A measured distribution by its quantiles: `v[k]` at cumulative probability `p[k]`,
-    /// p from 0 to 1 increasing, v non-decreasing; the CDF is the straight line between
-    /// neighbouring points (uniform within each interval).
-    Quantiles {
-        p: Box<[f64]>,
-        v: Box<[f64]>,
-    },
+    /// A measured distribution by its quantiles (boxed: the other variants keep `Dist` at
+    /// three words, and the receivers and flows that hold one stay as small).
+    Quantiles(Box<Quantiles>),
+}
+
+/// `v[k]` at cumulative probability `p[k]`, p from 0 to 1 increasing, v non-decreasing;
+/// the CDF is the straight line between neighbouring points (uniform within each
+/// interval).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Quantiles {
+    pub p: Box<[f64]>,
+    pub v: Box<[f64]>,
 }
 
 impl Dist {
     pub fn sample(&self, rng: &mut Rng) -> f64 {
         match *self {
-            Dist::Quantiles { ref p, ref v } => {
+            Dist::Quantiles(ref q) => {
+                let (p, v) = (&q.p, &q.v);
                 let u = unit(rng);
                 // the interval [p[i], p[i+1]) that holds u
                 let i = p.partition_point(|&x| x <= u).clamp(1, p.len() - 1) - 1;
@@ -110,8 +116,8 @@ impl Dist {
     pub fn mean(&self) -> f64 {
         match *self {
             // Uniform within each interval: its probability times its midpoint.
-            Dist::Quantiles { ref p, ref v } => (1..p.len())
-                .map(|i| (p[i] - p[i - 1]) * 0.5 * (v[i] + v[i - 1]))
+            Dist::Quantiles(ref q) => (1..q.p.len())
+                .map(|i| (q.p[i] - q.p[i - 1]) * 0.5 * (q.v[i] + q.v[i - 1]))
                 .sum(),
             Dist::Fixed(v) => v,
             Dist::Uniform(a, b) => 0.5 * (a + b),
@@ -156,10 +162,10 @@ mod tests {
     fn quantiles_follow_their_piecewise_linear_cdf() {
         // P(X <= v[k]) = p[k] at every listed point, and inside an interval the CDF is
         // linear: P(X <= 0.5 ms) = 0.9 + 0.05 * (0.5 - 0.4) / (0.6 - 0.4) = 0.925.
-        let d = Dist::Quantiles {
+        let d = Dist::Quantiles(Box::new(Quantiles {
             p: vec![0.0, 0.5, 0.9, 0.95, 1.0].into(),
             v: vec![50e-6, 100e-6, 400e-6, 600e-6, 2e-3].into(),
-        };
+        }));
         let mut r = stream(11, "q");
         let n = 400_000;
         let xs: Vec<f64> = (0..n).map(|_| d.sample(&mut r)).collect();
