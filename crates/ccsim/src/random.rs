@@ -91,18 +91,24 @@ pub struct Quantiles {
     pub v: Box<[f64]>,
 }
 
+impl Quantiles {
+    /// Out of line: `Dist::sample` is inlined where plain laws are drawn.
+    #[inline(never)]
+    fn sample(&self, rng: &mut Rng) -> f64 {
+        let (p, v) = (&self.p, &self.v);
+        let u = unit(rng);
+        // the interval [p[i], p[i+1]) that holds u
+        let i = p.partition_point(|&x| x <= u).clamp(1, p.len() - 1) - 1;
+        let w = p[i + 1] - p[i];
+        let f = if w > 0.0 { (u - p[i]) / w } else { 0.0 };
+        v[i] + f * (v[i + 1] - v[i])
+    }
+}
+
 impl Dist {
     pub fn sample(&self, rng: &mut Rng) -> f64 {
         match *self {
-            Dist::Quantiles(ref q) => {
-                let (p, v) = (&q.p, &q.v);
-                let u = unit(rng);
-                // the interval [p[i], p[i+1]) that holds u
-                let i = p.partition_point(|&x| x <= u).clamp(1, p.len() - 1) - 1;
-                let w = p[i + 1] - p[i];
-                let f = if w > 0.0 { (u - p[i]) / w } else { 0.0 };
-                v[i] + f * (v[i + 1] - v[i])
-            }
+            Dist::Quantiles(ref q) => q.sample(rng),
             Dist::Fixed(v) => v,
             Dist::Uniform(a, b) => a + (b - a) * unit(rng),
             Dist::Exponential { mean } => exponential(rng, mean),
