@@ -31,6 +31,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from testbed import (  # noqa: E402  (the testbed's estimators)
+    ack_timing,
     drop_events,
     pcap_bursts,
     pcap_tcp_headers,
@@ -338,6 +339,24 @@ def ccsim_acks(
             "one_segment_acks_of_a_psh_segment": single[1] / single[0] if single[0] else None,
         }
     return out
+
+
+def ccsim_ack_timing(
+    point: str, seed: int, start: float, secs: float, overrides: dict | None = None
+) -> dict:
+    """testbed.ack_timing of a run of *point* (with *overrides*) over [start, start + secs]:
+    its data segments where the bottleneck starts to send them (the testbed's r1 sees HTB
+    release them) and its ACKs where they leave the reverse bottleneck's wire, at the
+    senders' access links (r1 sees them after the delay hop)."""
+    import ccsim
+
+    n = len(_point(point)["ccsim_flows"].split())
+    downs = [f"flow{i}.src_down" for i in range(n)]
+    pcaps = ["bottleneck", *downs]
+    text = scenario_text(point) + f"\n[output]\npcap = {pcaps!r}\n".replace("'", '"')
+    sets = {"seed": seed, "duration": f"{start + secs}s", "warmup": "0s"}
+    run = ccsim.run(text, set={**sets, **(overrides or {})})
+    return ack_timing(run.pcap["bottleneck"], [run.pcap[d] for d in downs], start, start + secs)
 
 
 def metrics_of(point: str, reference: dict | None = None) -> list[str]:
