@@ -1,7 +1,7 @@
 //! Scenario values with units, and distributions over them, as serde types whose
 //! errors say what was expected and what was found.
 
-use crate::random::Dist;
+use crate::random::{Dist, Law};
 use crate::units::{parse_bytes, Rate, Time};
 use serde::de::{self, Deserializer};
 use serde::Deserialize;
@@ -158,8 +158,7 @@ impl Unit for ByteSize {
 
 /// A distribution over a unit: a plain value (fixed), or an inline table:
 /// `{ uniform = [a, b] }`, `{ exponential = mean }`, `{ pareto = { shape, mean } }`,
-/// `{ normal = { mean, sd } }`, `{ quantiles = [[0, v0], [p, v], ..., [1, v1]] }` (a measured
-/// distribution by its quantiles).
+/// `{ normal = { mean, sd } }`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DistSpec<U: Unit> {
     pub dist: Dist,
@@ -179,7 +178,7 @@ impl<U: Unit> DistSpec<U> {
             toml::Value::Table(t) => {
                 if t.len() != 1 {
                     return Err(format!(
-                        "a distribution is one of {{ uniform = [a, b] }}, {{ exponential = mean }}, {{ pareto = {{ shape = s, mean = m }} }}, {{ normal = {{ mean = m, sd = s }} }}, {{ quantiles = [[0, v0], ..., [1, v1]] }}; got {}",
+                        "a distribution is one of {{ uniform = [a, b] }}, {{ exponential = mean }}, {{ pareto = {{ shape = s, mean = m }} }}, {{ normal = {{ mean = m, sd = s }} }}; got {}",
                         value_text(v)
                     ));
                 }
@@ -224,60 +223,9 @@ impl<U: Unit> DistSpec<U> {
                             .map_err(|e| format!("normal.sd: {e}"))?;
                         Dist::Normal { mean, sd }
                     }
-                    "quantiles" => {
-                        let form = "quantiles: expected a list of at least two [probability, value] pairs from probability 0 to 1, e.g. [[0, \"20us\"], [0.5, \"90us\"], [1, \"2ms\"]]";
-                        let arr = inner
-                            .as_array()
-                            .filter(|a| a.len() >= 2)
-                            .ok_or_else(|| format!("{form}; got {}", value_text(inner)))?;
-                        let (mut p, mut v) = (Vec::new(), Vec::new());
-                        for (i, pair) in arr.iter().enumerate() {
-                            let pv = pair.as_array().filter(|x| x.len() == 2).ok_or_else(|| {
-                                format!("{form}; quantiles[{i}] is {}", value_text(pair))
-                            })?;
-                            let prob = pv[0]
-                                .as_float()
-                                .or(pv[0].as_integer().map(|n| n as f64))
-                                .filter(|x| (0.0..=1.0).contains(x))
-                                .ok_or_else(|| {
-                                    format!(
-                                        "quantiles[{i}]: the probability must be a number in [0, 1], got {}",
-                                        value_text(&pv[0])
-                                    )
-                                })?;
-                            p.push(prob);
-                            v.push(U::parse(&pv[1]).map_err(|e| format!("quantiles[{i}]: {e}"))?);
-                        }
-                        if p[0] != 0.0 || p[p.len() - 1] != 1.0 {
-                            return Err(format!(
-                                "quantiles: the probabilities must run from 0 to 1, got {} to {}",
-                                p[0],
-                                p[p.len() - 1]
-                            ));
-                        }
-                        if let Some(i) = (1..p.len()).find(|&i| p[i] <= p[i - 1]) {
-                            return Err(format!(
-                                "quantiles: the probabilities must increase, but quantiles[{i}] has {} after {}",
-                                p[i],
-                                p[i - 1]
-                            ));
-                        }
-                        if let Some(i) = (1..v.len()).find(|&i| v[i] < v[i - 1]) {
-                            return Err(format!(
-                                "quantiles: the values must not decrease, but quantiles[{i}]'s {} is below quantiles[{}]'s {}",
-                                value_text(&arr[i].as_array().unwrap()[1]),
-                                i - 1,
-                                value_text(&arr[i - 1].as_array().unwrap()[1])
-                            ));
-                        }
-                        Dist::Quantiles(Box::new(crate::random::Quantiles {
-                            p: p.into_boxed_slice(),
-                            v: v.into_boxed_slice(),
-                        }))
-                    }
                     other => {
                         return Err(format!(
-                            "unknown distribution \"{other}\" (known: uniform, exponential, pareto, normal, quantiles, fixed)"
+                            "unknown distribution \"{other}\" (known: uniform, exponential, pareto, normal, fixed)"
                         ))
                     }
                 }
@@ -292,6 +240,103 @@ impl<U: Unit> DistSpec<U> {
 }
 
 impl<'de, U: Unit> Deserialize<'de> for DistSpec<U> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = toml::Value::deserialize(d)?;
+        Self::from_value(&v).map_err(de::Error::custom)
+    }
+}
+
+/// `{ quantiles = [[0, v0], [p, v], ..., [1, v1]] }`'s table: at least two points, the
+/// probabilities from 0 to 1 increasing, the values never decreasing.
+fn parse_quantiles<U: Unit>(inner: &toml::Value) -> Result<crate::random::Quantiles, String> {
+    let form = "quantiles: expected a list of at least two [probability, value] pairs from probability 0 to 1, e.g. [[0, \"20us\"], [0.5, \"90us\"], [1, \"2ms\"]]";
+    let arr = inner
+        .as_array()
+        .filter(|a| a.len() >= 2)
+        .ok_or_else(|| format!("{form}; got {}", value_text(inner)))?;
+    let (mut p, mut v) = (Vec::new(), Vec::new());
+    for (i, pair) in arr.iter().enumerate() {
+        let pv = pair
+            .as_array()
+            .filter(|x| x.len() == 2)
+            .ok_or_else(|| format!("{form}; quantiles[{i}] is {}", value_text(pair)))?;
+        let prob = pv[0]
+            .as_float()
+            .or(pv[0].as_integer().map(|n| n as f64))
+            .filter(|x| (0.0..=1.0).contains(x))
+            .ok_or_else(|| {
+                format!(
+                    "quantiles[{i}]: the probability must be a number in [0, 1], got {}",
+                    value_text(&pv[0])
+                )
+            })?;
+        p.push(prob);
+        v.push(U::parse(&pv[1]).map_err(|e| format!("quantiles[{i}]: {e}"))?);
+    }
+    if p[0] != 0.0 || p[p.len() - 1] != 1.0 {
+        return Err(format!(
+            "quantiles: the probabilities must run from 0 to 1, got {} to {}",
+            p[0],
+            p[p.len() - 1]
+        ));
+    }
+    if let Some(i) = (1..p.len()).find(|&i| p[i] <= p[i - 1]) {
+        return Err(format!(
+            "quantiles: the probabilities must increase, but quantiles[{i}] has {} after {}",
+            p[i],
+            p[i - 1]
+        ));
+    }
+    if let Some(i) = (1..v.len()).find(|&i| v[i] < v[i - 1]) {
+        return Err(format!(
+                    "quantiles: the values must not decrease, but quantiles[{i}]'s {} is below quantiles[{}]'s {}",
+                    value_text(&arr[i].as_array().unwrap()[1]),
+                    i - 1,
+                    value_text(&arr[i - 1].as_array().unwrap()[1])
+                ));
+    }
+    Ok(crate::random::Quantiles {
+        p: p.into_boxed_slice(),
+        v: v.into_boxed_slice(),
+    })
+}
+
+/// The law of a per-packet delay (`tcp.read_latency`, `topology.bottleneck_jitter`): any
+/// distribution of `DistSpec`, or a measured one by its quantiles,
+/// `{ quantiles = [[0, v0], [p, v], ..., [1, v1]] }`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LawSpec<U: Unit> {
+    pub law: Law,
+    _u: std::marker::PhantomData<U>,
+}
+
+impl<U: Unit> LawSpec<U> {
+    fn from_value(v: &toml::Value) -> Result<Self, String> {
+        let law = match v
+            .as_table()
+            .and_then(|t| t.get("quantiles").filter(|_| t.len() == 1))
+        {
+            Some(inner) => Law::Quantiles(Box::new(parse_quantiles::<U>(inner)?)),
+            None => Law::Dist(
+                DistSpec::<U>::from_value(v)
+                    .map_err(|e| {
+                        if e.starts_with("unknown distribution") {
+                            e.replace("(known: ", "(known: quantiles, ")
+                        } else {
+                            e
+                        }
+                    })?
+                    .dist,
+            ),
+        };
+        Ok(LawSpec {
+            law,
+            _u: Default::default(),
+        })
+    }
+}
+
+impl<'de, U: Unit> Deserialize<'de> for LawSpec<U> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let v = toml::Value::deserialize(d)?;
         Self::from_value(&v).map_err(de::Error::custom)
@@ -418,14 +463,21 @@ mod tests {
         let v: toml::Value =
             toml::from_str("x = { quantiles = [[0, \"50us\"], [0.9, \"0.4ms\"], [1, \"2ms\"]] }")
                 .unwrap();
-        let d = DistSpec::<Secs>::from_value(&v["x"]).unwrap();
+        let d = LawSpec::<Secs>::from_value(&v["x"]).unwrap();
         assert_eq!(
-            d.dist,
-            Dist::Quantiles(Box::new(crate::random::Quantiles {
+            d.law,
+            Law::Quantiles(Box::new(crate::random::Quantiles {
                 p: vec![0.0, 0.9, 1.0].into(),
                 v: vec![50e-6, 0.4e-3, 2e-3].into()
             }))
         );
+        // Any other distribution is a DistSpec's; DistSpec itself has no quantiles.
+        let v: toml::Value = toml::from_str("x = { exponential = \"1ms\" }").unwrap();
+        let d = LawSpec::<Secs>::from_value(&v["x"]).unwrap();
+        assert_eq!(d.law, Law::Dist(Dist::Exponential { mean: 1e-3 }));
+        let v: toml::Value =
+            toml::from_str("x = { quantiles = [[0, \"1ms\"], [1, \"2ms\"]] }").unwrap();
+        assert!(DistSpec::<Secs>::from_value(&v["x"]).is_err());
         for (bad, says) in [
             ("[[0.1, \"1ms\"], [1, \"2ms\"]]", "from 0 to 1"),
             ("[[0, \"1ms\"], [0.9, \"2ms\"]]", "from 0 to 1"),
@@ -446,7 +498,7 @@ mod tests {
             ("[[0, \"1ms\"]]", "at least"),
         ] {
             let v: toml::Value = toml::from_str(&format!("x = {{ quantiles = {bad} }}")).unwrap();
-            let e = DistSpec::<Secs>::from_value(&v["x"]).unwrap_err();
+            let e = LawSpec::<Secs>::from_value(&v["x"]).unwrap_err();
             assert!(e.contains(says), "{bad}: {e}");
         }
         let v: toml::Value = toml::from_str("x = { gamma = 1 }").unwrap();

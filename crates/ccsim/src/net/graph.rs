@@ -52,7 +52,7 @@ pub struct LinkPlan {
     pub shaper_burst: Option<u64>,
     /// Extra propagation delay per packet, drawn from this distribution (seconds),
     /// never reordering (`Link::jitter`).
-    pub jitter: Option<crate::random::Dist>,
+    pub jitter: Option<crate::random::Law>,
 }
 
 /// Nodes and directed links, in id order.

@@ -102,7 +102,7 @@ pub struct Link {
     /// the link's random stream; the pipe stays FIFO (a packet arrives no earlier than
     /// the one before it), so a late packet holds back those behind it and they then
     /// arrive together, as from a delay element whose release comes late.
-    pub jitter: Option<Box<crate::random::Dist>>,
+    pub jitter: Option<Box<crate::random::Law>>,
 }
 
 /// Linux's HTB with rate = ceil = the link's rate and burst = cburst: see `Link::shape`.
@@ -682,7 +682,9 @@ mod tests {
         // mean is within 0.13 ms at 5 standard errors), all in [0, 4 ms].
         let jittered = || {
             let mut l = link(None);
-            l.jitter = Some(Box::new(crate::random::Dist::Uniform(0.0, 4e-3)));
+            l.jitter = Some(Box::new(crate::random::Law::Dist(
+                crate::random::Dist::Uniform(0.0, 4e-3),
+            )));
             l.update_slow();
             l
         };

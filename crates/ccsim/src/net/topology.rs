@@ -96,7 +96,7 @@ pub struct TcpTemplate {
     pub quickack: u32,
     pub sack_compression: bool,
     /// The receiving application's wake-up latency (seconds): ACKs at its reads.
-    pub read_latency: Option<crate::random::Dist>,
+    pub read_latency: Option<crate::random::Law>,
 }
 
 impl TcpTemplate {
@@ -195,7 +195,7 @@ impl TcpTemplate {
             delack_timeout: opts.delack_timeout.map_or(d.delack_timeout, |x| x.0),
             quickack: opts.quickack.unwrap_or(d.quickack),
             sack_compression: opts.sack_compression.unwrap_or(d.sack_compression),
-            read_latency: opts.read_latency.as_ref().map(|l| l.dist.clone()),
+            read_latency: opts.read_latency.as_ref().map(|l| l.law.clone()),
         })
     }
 
@@ -421,7 +421,7 @@ fn chain_layout(sc: &Scenario, seed: u64) -> Result<Layout, ScenarioError> {
                 // Like the loss and the trace, the shaper is the forward direction's.
                 shaper_burst: t.shaper.filter(|_| from < to).map(|s| s.burst_bytes()),
                 // A delay element's lateness delays both directions.
-                jitter: t.bottleneck_jitter.as_ref().map(|j| j.dist.clone()),
+                jitter: t.bottleneck_jitter.as_ref().map(|j| j.law.clone()),
             });
             monitored.push(id);
         }
@@ -683,7 +683,7 @@ pub struct PlannedLink {
     /// A token-bucket shaper of this many bytes replaces the transmitter.
     pub shaper_burst: Option<u64>,
     /// Extra propagation delay per packet (`Link::jitter`).
-    pub jitter: Option<crate::random::Dist>,
+    pub jitter: Option<crate::random::Law>,
     /// Mean packet size (bytes on the wire) of the flows its buffer rule is based
     /// on: the unit of a packet limit in the fluid engine.
     pub packet_size: f64,

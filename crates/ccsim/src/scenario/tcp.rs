@@ -3,7 +3,7 @@
 //! sender configurations.
 
 use crate::cc::Profile;
-use crate::quantity::{DistSpec, Dur, Secs, SizeQ};
+use crate::quantity::{Dur, LawSpec, Secs, SizeQ};
 use crate::units::Time;
 use serde::Deserialize;
 
@@ -111,7 +111,7 @@ pub struct TcpOpts {
     /// then acknowledged at the application's reads, as Linux does (`tcp_cleanup_rbuf`:
     /// more than one segment unacknowledged, or a PSH segment drained; tcp/receiver.rs).
     /// Left out: ACKs as data arrives, every second segment.
-    pub read_latency: Option<DistSpec<Secs>>,
+    pub read_latency: Option<LawSpec<Secs>>,
 }
 
 /// What a profile gives each TCP option left out (docs/tcp.md has the table and the

@@ -3,7 +3,7 @@
 //! checked when `net` lays the network out).
 
 use crate::error::ScenarioError;
-use crate::quantity::{BufferSpec, DistSpec, Dur, RateQ, RateSpec, Secs};
+use crate::quantity::{BufferSpec, DistSpec, Dur, LawSpec, RateQ, RateSpec, Secs};
 use crate::queue::QueueSpec;
 use serde::Deserialize;
 
@@ -67,7 +67,7 @@ pub struct Topology {
     /// from a distribution and never reordering: a packet arrives no earlier than the
     /// one sent before it, as from a delay element whose releases come late (the Linux
     /// testbed's NFQUEUE hop; docs/scenarios.md, "Delay jitter").
-    pub bottleneck_jitter: Option<DistSpec<Secs>>,
+    pub bottleneck_jitter: Option<LawSpec<Secs>>,
     /// Parking lot: the number k of middle links in the chain (routers r0..rk).
     pub middle_links: Option<u32>,
     /// Graph: node names.

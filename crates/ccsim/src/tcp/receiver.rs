@@ -13,7 +13,7 @@
 //! left from the application's reads (docs/linux.md, "How the testbed's receiver ACKs").
 
 use crate::packet::{Packet, PktKind};
-use crate::random::{Dist, Rng};
+use crate::random::{Law, Rng};
 use crate::units::Time;
 use std::collections::VecDeque;
 
@@ -72,7 +72,7 @@ pub struct Receiver {
     xcp_feedback: Option<f64>,
     /// ACKs at the application's reads (module doc): the application's wake-up
     /// latency in seconds and its random stream. None: ACKs as data arrives.
-    reads: Option<(Dist, Rng)>,
+    reads: Option<(Law, Rng)>,
     /// When the woken application reads next (None: it sleeps).
     read_at: Option<Time>,
     /// A segment with PSH arrived since the last ACK (`ICSK_ACK_PUSHED`).
@@ -132,7 +132,7 @@ impl Receiver {
 
     /// Acknowledge in-order data at the application's reads, the application waking
     /// `latency` (seconds) after the data that wakes it arrives.
-    pub fn ack_at_reads(&mut self, latency: Dist, rng: Rng) {
+    pub fn ack_at_reads(&mut self, latency: Law, rng: Rng) {
         self.reads = Some((latency, rng));
     }
 
@@ -599,7 +599,10 @@ mod tests {
         let mut r = sack_receiver();
         r.delayed_ack = true;
         r.delack_timeout = Time::from_millis(40);
-        r.ack_at_reads(Dist::Fixed(100e-6), crate::random::stream(1, "t"));
+        r.ack_at_reads(
+            Law::Dist(crate::random::Dist::Fixed(100e-6)),
+            crate::random::stream(1, "t"),
+        );
         let us = Time::from_micros;
         let seg = |seq: u64, psh: bool| {
             let mut p = data(seq);
@@ -658,7 +661,7 @@ mod tests {
             let mut r = Receiver::new(0, 1, 40, 1000, u64::MAX, 1000);
             r.delayed_ack = true;
             r.ack_at_reads(
-                Dist::Exponential { mean: 100e-6 },
+                Law::Dist(crate::random::Dist::Exponential { mean: 100e-6 }),
                 crate::random::stream(0, "t"),
             );
             r.seed_reads(seed);
