@@ -288,12 +288,13 @@ fn parse_quantiles<U: Unit>(inner: &toml::Value) -> Result<crate::random::Quanti
         ));
     }
     if let Some(i) = (1..v.len()).find(|&i| v[i] < v[i - 1]) {
+        let value = |k: usize| value_text(&arr[k].as_array().unwrap()[1]);
         return Err(format!(
-                    "quantiles: the values must not decrease, but quantiles[{i}]'s {} is below quantiles[{}]'s {}",
-                    value_text(&arr[i].as_array().unwrap()[1]),
-                    i - 1,
-                    value_text(&arr[i - 1].as_array().unwrap()[1])
-                ));
+            "quantiles: the values must not decrease, but quantiles[{i}]'s {} is below quantiles[{}]'s {}",
+            value(i),
+            i - 1,
+            value(i - 1)
+        ));
     }
     Ok(crate::random::Quantiles {
         p: p.into_boxed_slice(),
