@@ -10,11 +10,11 @@ with testbed.py's own estimators (``drop_events``, ``reductions``) and window
 
 prints a markdown table: ccsim mean +- sd vs Linux mean +- sd, and pass/fail per tolerance
 (TOLERANCES below: the issue's). `--unpaced` compares against unpaced_check.json with the
-scenarios' pacing off; `--reference FILE` against a `testbed.py rerun` file (e.g.
-quickack_check.json, with `--set tcp.delayed_ack=false` for its receiver that ACKs every
-segment); `--holdout` against the held-out points (holdout.json, holdout_rerun.json), whose
-scenarios testbed.py writes; `--quiet` against every point's runs made alone on the
-machine (QUIET_FILES, pooled).
+scenarios' pacing off; `--reference FILE[:KEY]` (repeatable, pooled) against `testbed.py
+rerun` files (e.g. quickack_check.json and quickack_rerun.json, with `--set
+tcp.delayed_ack=false` for their receiver that ACKs every segment); `--holdout` against
+the held-out points (holdout.json, holdout_rerun.json), whose scenarios testbed.py writes;
+`--quiet` against every point's runs made alone on the machine (QUIET_FILES, pooled).
 """
 
 from __future__ import annotations
@@ -94,18 +94,19 @@ QUIET_FILES = ("quiet_full.json", "quiet_rerun.json", "mode_rerun.json")
 
 def quiet_summary() -> dict[str, dict[str, float | str]]:
     """Every point's quiet-host runs (QUIET_FILES) pooled, summarized as rerun_summary()."""
+    return rerun_summary(*QUIET_FILES)
+
+
+def rerun_summary(*files: str | tuple[str, str]) -> dict[str, dict[str, float | str]]:
+    """`testbed.py rerun` files next to this script, each a name or (name, key) where its
+    runs are not under "points", pooled per point and summarized as unpaced_summary() does
+    (days of the same experiment: e.g. quickack_check.json and quickack_rerun.json)."""
     by_point: dict[str, list[dict]] = {}
-    for name in QUIET_FILES:
-        for p, v in json.loads((HERE / name).read_text())["points"].items():
+    for f in files:
+        name, key = (f, "points") if isinstance(f, str) else f
+        for p, v in json.loads((HERE / name).read_text())[key].items():
             by_point.setdefault(p, []).extend(v["runs"])
     return _summarize(by_point)
-
-
-def rerun_summary(name: str) -> dict[str, dict[str, float | str]]:
-    """A `testbed.py rerun` file next to this script (its points' runs), summarized as
-    unpaced_summary() does."""
-    pts = json.loads((HERE / name).read_text())["points"]
-    return _summarize({p: v["runs"] for p, v in pts.items()})
 
 
 def _summarize(by_point: dict[str, list[dict]]) -> dict[str, dict[str, float | str]]:
@@ -428,6 +429,11 @@ def _toml_value(text: str):
         return text
 
 
+def parse_sets(items: list[str]) -> dict:
+    """`--set KEY=VALUE` arguments as ccsim overrides (values as _toml_value reads them)."""
+    return {k: _toml_value(v) for k, v in (kv.split("=", 1) for kv in items)}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("points", nargs="*")
@@ -441,7 +447,9 @@ def main(argv=None) -> int:
     )
     ap.add_argument(
         "--reference",
-        help="against a `testbed.py rerun` file next to this script (e.g. quickack_check.json)",
+        action="append",
+        help="against `testbed.py rerun` files next to this script, pooled (repeatable; "
+        "FILE or FILE:KEY for runs not under 'points', e.g. quickack_check.json:unpaced_points)",
     )
     ap.add_argument(
         "--holdout",
@@ -455,13 +463,13 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--json")
     a = ap.parse_args(argv)
-    ov = {k: _toml_value(v) for k, v in (kv.split("=", 1) for kv in a.set)}
+    ov = parse_sets(a.set)
     ref = None
     if a.unpaced:
         ref = unpaced_summary()
         ov = {"tcp.pacing": "none", **ov}
     if a.reference:
-        ref = rerun_summary(a.reference)
+        ref = rerun_summary(*(tuple(f.split(":", 1)) if ":" in f else f for f in a.reference))
     if a.holdout:
         ref = holdout_summary()
     if a.quiet:

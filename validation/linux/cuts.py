@@ -4,9 +4,14 @@ them (whole segments) and the cuts found by the testbed's own estimator (`reduct
 An event is a cut of one flow and every cut of another flow within 0.2 s of it.
 
     python validation/linux/cuts.py 20m_50ms_b21_1reno+1cubic [--seeds 10] [--rerun]
+    python validation/linux/cuts.py 20m_50ms_b21_1reno+1cubic --traces quickack_unpaced_rerun \
+        --set tcp.delayed_ack=false --set tcp.pacing=none
 
 prints, for Linux and for ccsim, the share of events that cut each set of flows, the cuts
-per run of each flow and its mean window just before its cuts."""
+per run of each flow and its mean window just before its cuts. --traces takes Linux's runs
+from traces/rerun/<point>_<STEM>_r*.cwnd.csv.gz alone (an experiment's, e.g. with a
+receiver that ACKs every segment) and --set runs ccsim as that experiment (compare.py's
+--set)."""
 
 from __future__ import annotations
 
@@ -45,10 +50,25 @@ def events(cuts: dict[str, list]) -> list[frozenset]:
     return [frozenset(fs) for _, fs in out]
 
 
-def linux_runs(point: str, rerun: bool) -> list[dict[str, list[dict]]]:
-    paths = sorted((HERE / "traces").glob(f"{point}_r*.cwnd.csv.gz"))
-    if rerun:
-        paths += sorted((HERE / "traces" / "rerun").glob(f"{point}_rerun_r*.cwnd.csv.gz"))
+def events_cutting_all(runs: list[dict[str, list[dict]]], lo: float, hi: float) -> float:
+    """The share of the congestion events of *runs* that cut every flow."""
+    evs = [ev for rows in runs for ev in events(cuts_of(rows, lo, hi))]
+    n = max(len(rows) for rows in runs)
+    return sum(len(ev) == n for ev in evs) / len(evs)
+
+
+def linux_runs(point: str, rerun: bool, stem: str | None = None) -> list[dict[str, list[dict]]]:
+    """Linux's traces of *point*: the reference's (with *rerun*, and traces/rerun/'s
+    `rerun` runs), or with *stem* only traces/rerun/<point>_<stem>_r*."""
+    rr = HERE / "traces" / "rerun"
+    if stem:
+        paths = sorted(rr.glob(f"{point}_{stem}_r*.cwnd.csv.gz"))
+    else:
+        paths = sorted((HERE / "traces").glob(f"{point}_r*.cwnd.csv.gz"))
+        if rerun:
+            paths += sorted(rr.glob(f"{point}_rerun_r*.cwnd.csv.gz"))
+    if not paths:
+        raise FileNotFoundError(f"no Linux traces of {point} ({stem or 'reference'})")
     runs = []
     for p in paths:
         rows: dict[str, list[dict]] = {}
@@ -59,13 +79,14 @@ def linux_runs(point: str, rerun: bool) -> list[dict[str, list[dict]]]:
     return runs
 
 
-def ccsim_runs(point: str, seeds) -> list[dict[str, list[dict]]]:
+def ccsim_runs(point: str, seeds, overrides: dict | None = None) -> list[dict[str, list[dict]]]:
     import ccsim
 
     ccs = compare.linux_summary()[point]["ccsim_flows"].split()
     runs = []
     for seed in seeds:
-        s = ccsim.run(compare.scenario_text(point), set={"seed": seed}).series
+        sets = {"seed": seed, **(overrides or {})}
+        s = ccsim.run(compare.scenario_text(point), set=sets).series
         fl = s[(s.entity == "flow") & (s.metric == "cwnd_pkts")]
         rows: dict[str, list[dict]] = {}
         for i, fid in enumerate(sorted(fl["id"].unique(), key=int)):
@@ -100,11 +121,20 @@ def main(argv=None) -> int:
     ap.add_argument("point")
     ap.add_argument("--seeds", type=int, default=10)
     ap.add_argument("--rerun", action="store_true", help="add traces/rerun/'s runs to Linux's")
+    ap.add_argument("--traces", metavar="STEM", help="Linux: traces/rerun/<point>_<STEM>_r* only")
+    ap.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a ccsim override, the value in TOML (repeatable)",
+    )
     a = ap.parse_args(argv)
     lin = compare.linux_summary()[a.point]
     lo, hi = float(lin["warm_s"]), float(lin["dur_s"]) - 1.0
-    report("Linux", linux_runs(a.point, a.rerun), lo, hi)
-    report("ccsim", ccsim_runs(a.point, range(1, a.seeds + 1)), lo, hi)
+    over = compare.parse_sets(a.set)
+    report("Linux", linux_runs(a.point, a.rerun, a.traces), lo, hi)
+    report("ccsim", ccsim_runs(a.point, range(1, a.seeds + 1), over), lo, hi)
     return 0
 
 
