@@ -320,8 +320,9 @@ def test_quiet_reference_covers_every_point():
 
 # The held-out points (holdout.json: one Linux run each at rates, RTTs and buffers the tables
 # do not have, measured after the model was built; the Reno + CUBIC point fourteen more times,
-# holdout_rerun.json, its share's sd over runs 0.059): ccsim with the scenario testbed.py
-# writes for each. The Reno + CUBIC share's sd over seeds is 0.041: 20 seeds.
+# holdout_rerun.json, its share's sd over runs 0.059; holdout2.json: five more points, two
+# runs each, 2026-12-05): ccsim with the scenario testbed.py writes for each. The Reno +
+# CUBIC share's sd over seeds is 0.041: 20 seeds.
 HOLDOUT = compare.holdout_summary()
 HOLDOUT_SEEDS = {"30m_80ms_b99_1reno+1cubic": tuple(range(1, 21))}
 
@@ -329,6 +330,23 @@ HOLDOUT_SEEDS = {"30m_80ms_b99_1reno+1cubic": tuple(range(1, 21))}
 @functools.cache
 def holdout_result(point: str) -> dict:
     return compare.compare_point(point, HOLDOUT_SEEDS.get(point, SEEDS), reference=HOLDOUT)
+
+
+def test_held_out_points_are_outside_the_tables():
+    """Eight held-out points, none at a rate, RTT, buffer and mix of the tables, each with
+    a committed Linux run or more (two or more for the five of holdout2.json)."""
+    assert len(HOLDOUT) == 8 and not set(HOLDOUT) & set(compare.points())
+
+    def key(r):
+        mix = tuple(sorted(str(r["cc_mix"]).split("+")))
+        return (float(r["rate_mbit"]), float(r["rtt_ms"]), int(float(r["buf_pkts"])), mix)
+
+    table = {key(r) for r in compare.linux_summary().values()}
+    assert (20.0, 50.0, 21, ("cubic", "reno")) in table  # the keys read the table
+    for p, row in HOLDOUT.items():
+        assert key(row) not in table, p
+        assert row["runs"] >= 1
+    assert sum(HOLDOUT[p]["runs"] >= 2 for p in HOLDOUT) >= 6
 
 
 @pytest.mark.parametrize(("point", "metric"), _cases(HOLDOUT, {}, "holdout"))

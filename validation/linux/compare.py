@@ -125,14 +125,20 @@ def _summarize(by_point: dict[str, list[dict]]) -> dict[str, dict[str, float | s
 def holdout_summary() -> dict[str, dict[str, float | str]]:
     """The held-out points (holdout.json: one run each, at rates, RTTs and buffers the tables
     do not have, measured after the model was built; holdout_rerun.json: more runs of
-    some), summarized as unpaced_summary() does, with each point's testbed parameters."""
+    some; holdout2.json: five more points, two runs each, measured on 2026-12-05),
+    summarized as unpaced_summary() does, with each point's testbed parameters."""
     first = json.loads((HERE / "holdout.json").read_text())["runs"]
     by_point = {p: [row] for p, row in first.items()}
+    params = dict(first)
     more = json.loads((HERE / "holdout_rerun.json").read_text())["runs"]
     for name, row in more.items():
         by_point[name.rsplit("_rerun_r", 1)[0]].append(row)
+    for name, row in json.loads((HERE / "holdout2.json").read_text())["runs"].items():
+        p = name.rsplit("_r", 1)[0]
+        by_point.setdefault(p, []).append(row)
+        params.setdefault(p, row)
     out = _summarize(by_point)
-    for p, row in first.items():
+    for p, row in params.items():
         out[p].update({k: row[k] for k in _PARAMS})
     return out
 
