@@ -143,6 +143,19 @@ def holdout_summary() -> dict[str, dict[str, float | str]]:
     return out
 
 
+def holdout_unpaced_summary() -> dict[str, dict[str, float | str]]:
+    """The held-out points but BBR alone measured with Reno and CUBIC unpaced
+    (holdout_unpaced.json, two runs each, 2026-12-05), summarized as holdout_summary()."""
+    params = holdout_summary()
+    by_point: dict[str, list[dict]] = {}
+    for name, row in json.loads((HERE / "holdout_unpaced.json").read_text())["runs"].items():
+        by_point.setdefault(name.rsplit("_r", 1)[0], []).append(row)
+    out = _summarize(by_point)
+    for p in out:
+        out[p].update({k: params[p][k] for k in _PARAMS})
+    return out
+
+
 # the testbed's parameters of a point that run_point and scenario_text need
 _PARAMS = (
     "rate_mbit",
@@ -460,7 +473,8 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--holdout",
         action="store_true",
-        help="the held-out points (holdout.json and holdout_rerun.json's runs)",
+        help="the held-out points (holdout.json, holdout_rerun.json, holdout2.json; with "
+        "--unpaced holdout_unpaced.json)",
     )
     ap.add_argument(
         "--quiet",
@@ -477,7 +491,7 @@ def main(argv=None) -> int:
     if a.reference:
         ref = rerun_summary(*(tuple(f.split(":", 1)) if ":" in f else f for f in a.reference))
     if a.holdout:
-        ref = holdout_summary()
+        ref = holdout_unpaced_summary() if a.unpaced else holdout_summary()
     if a.quiet:
         ref = quiet_summary()
     res = []

@@ -69,20 +69,32 @@ def linux_runs(point: str, rerun: bool, stem: str | None = None) -> list[dict[st
             paths += sorted(rr.glob(f"{point}_rerun_r*.cwnd.csv.gz"))
     if not paths:
         raise FileNotFoundError(f"no Linux traces of {point} ({stem or 'reference'})")
+    names = flow_names(compare._point(point)["ccsim_flows"].split())
     runs = []
     for p in paths:
         rows: dict[str, list[dict]] = {}
         with gzip.open(p, "rt") as f:
             for r in csv.DictReader(f):
-                rows.setdefault(r["cc"], []).append({"t": float(r["t_s"]), "cwnd": int(r["cwnd"])})
+                row = {"t": float(r["t_s"]), "cwnd": int(r["cwnd"])}
+                rows.setdefault(names[int(r["flow"])], []).append(row)
         runs.append(rows)
     return runs
+
+
+def flow_names(ccs: list[str]) -> list[str]:
+    """Each flow's name: its algorithm, numbered where two flows share one (reno0, reno1)."""
+    seen: dict[str, int] = {}
+    out = []
+    for cc in ccs:
+        out.append(cc if ccs.count(cc) == 1 else f"{cc}{seen.get(cc, 0)}")
+        seen[cc] = seen.get(cc, 0) + 1
+    return out
 
 
 def ccsim_runs(point: str, seeds, overrides: dict | None = None) -> list[dict[str, list[dict]]]:
     import ccsim
 
-    ccs = compare.linux_summary()[point]["ccsim_flows"].split()
+    names = flow_names(compare._point(point)["ccsim_flows"].split())
     runs = []
     for seed in seeds:
         sets = {"seed": seed, **(overrides or {})}
@@ -91,7 +103,7 @@ def ccsim_runs(point: str, seeds, overrides: dict | None = None) -> list[dict[st
         rows: dict[str, list[dict]] = {}
         for i, fid in enumerate(sorted(fl["id"].unique(), key=int)):
             f = fl[fl["id"] == fid].sort_values("time")
-            rows[ccs[i]] = [
+            rows[names[i]] = [
                 {"t": t, "cwnd": math.floor(w + 1e-9)} for t, w in zip(f.time, f.value, strict=True)
             ]
         runs.append(rows)
@@ -130,7 +142,7 @@ def main(argv=None) -> int:
         help="a ccsim override, the value in TOML (repeatable)",
     )
     a = ap.parse_args(argv)
-    lin = compare.linux_summary()[a.point]
+    lin = compare._point(a.point)
     lo, hi = float(lin["warm_s"]), float(lin["dur_s"]) - 1.0
     over = compare.parse_sets(a.set)
     report("Linux", linux_runs(a.point, a.rerun, a.traces), lo, hi)
