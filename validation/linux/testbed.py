@@ -225,7 +225,7 @@ def record_sysctls():
 # ---------------------------------------------------------------- one run
 
 def run_one(name, flows, rate, rtt, buf, dur, warm, interval=0.02, tail=3.0, htb_burst=None,
-            capture=None, capture_at=("r0",)):
+            capture=None, capture_at=("r0",), stagger_ms=0.0):
     """flows: list of cc names, one iperf3 client per flow, all started together; htb_burst:
     the HTB class's burst and cburst in bytes (default two frames); capture: (start, seconds)
     to record the router's interfaces *capture_at* (r0: its ingress from the sender; r1: its
@@ -257,6 +257,8 @@ def run_one(name, flows, rate, rtt, buf, dur, warm, interval=0.02, tail=3.0, htb
         t0 = time.monotonic()
         cl = []
         for i, (cc, p) in enumerate(zip(flows, ports)):
+            if i and stagger_ms:
+                time.sleep(stagger_ms / 1e3)  # --stagger: each client this much after the last
             cl.append(spawn(["timeout", str(dur + 15), "iperf3", "-c", RCV_ADDR, "-p", str(p),
                              "-t", str(dur), "-C", cc, "-J", "--connect-timeout", "3000"],
                             ns=NS["snd"], stdout=open(os.path.join(d, f"iperf{i}.json"), "w"),
@@ -1398,6 +1400,8 @@ def main():
     r.add_argument("--name", default="manual")
     r.add_argument("--default-cc", default=None,
                    help="the sender's default algorithm (bbr: Reno and CUBIC paced, README)")
+    r.add_argument("--stagger", type=float, default=0.0, metavar="MS",
+                   help="spawn each iperf3 client MS ms after the one before (default: at once)")
     r.add_argument("--htb-burst", type=int, default=None,
                    help="HTB burst/cburst in bytes (default 2 frames, 3028)")
     r.add_argument("--capture", type=float, nargs=2, metavar=("START", "SECONDS"), default=None,
@@ -1461,6 +1465,7 @@ def main():
                 SYSCTLS_SND["net.ipv4.tcp_congestion_control"] = args.default_cc
             d = run_one(args.name, args.cc.split(",") * args.flows, args.rate, args.rtt, args.buf,
                         args.dur, args.warm, htb_burst=args.htb_burst, capture=args.capture,
+                        stagger_ms=args.stagger,
                         capture_at=tuple(args.capture_at.split(",")))
             print(json.dumps(analyze_run(d), indent=1))
             if args.capture and "r0" in args.capture_at.split(","):
