@@ -13,8 +13,9 @@ prints a markdown table: ccsim mean +- sd vs Linux mean +- sd, and pass/fail per
 scenarios' pacing off; `--reference FILE[:KEY]` (repeatable, pooled) against `testbed.py
 rerun` files (e.g. quickack_check.json and quickack_rerun.json, with `--set
 tcp.delayed_ack=false` for their receiver that ACKs every segment); `--holdout` against
-the held-out points (holdout.json, holdout_rerun.json), whose scenarios testbed.py writes;
-`--quiet` against every point's runs made alone on the machine (QUIET_FILES, pooled).
+the held-out points (holdout.json, holdout_rerun.json, holdout2.json; with `--unpaced`,
+holdout_unpaced.json), whose scenarios testbed.py writes; `--quiet` against every point's
+runs made alone on the machine (QUIET_FILES, pooled).
 """
 
 from __future__ import annotations
