@@ -196,9 +196,7 @@ def test_with_a_receiver_that_acks_every_segment(point, metric):
     ACK every segment: the difference was in how the delayed, read-driven ACKs met CUBIC's
     window of 5-8 segments, not in CUBIC or BBR. Reno + CUBIC is Linux's in every metric
     too, and in who each overflow cuts (test_who_each_overflow_cuts_with_every_segment_acked)."""
-    e = compare.compare_point(point, SEEDS, {"tcp.delayed_ack": False}, reference=QUICKACK)[
-        "metrics"
-    ][metric]
+    e = _against(point, "quickack")["metrics"][metric]
     assert e["pass"], (
         f"{point} {metric} (quickack): ccsim {e['ccsim']:.5g} ± {e['ccsim_sd']:.2g}, "
         f"Linux {e['linux']:.5g} ± {e['linux_sd']:.2g}, tolerance {e['tol']:.3g}"
@@ -233,12 +231,7 @@ QUICKACK_UNPACED_XFAIL = {
     _cases(QUICKACK_UNPACED, QUICKACK_UNPACED_XFAIL, "quickack-unpaced"),
 )
 def test_with_a_receiver_that_acks_every_segment_unpaced(point, metric):
-    e = compare.compare_point(
-        point,
-        SEEDS,
-        {"tcp.delayed_ack": False, "tcp.pacing": "none"},
-        reference=QUICKACK_UNPACED,
-    )["metrics"][metric]
+    e = _against(point, "quickack-unpaced")["metrics"][metric]
     assert e["pass"], (
         f"{point} {metric} (quickack, unpaced): ccsim {e['ccsim']:.5g} ± {e['ccsim_sd']:.2g}, "
         f"Linux {e['linux']:.5g} ± {e['linux_sd']:.2g}, tolerance {e['tol']:.3g}"
@@ -383,13 +376,23 @@ HOLDOUT_UNPACED_XFAIL = {
 }
 
 
+@functools.cache
+def _against(point: str, experiment: str) -> dict:
+    """compare_point of *point* against one experiment's reference, once per point (as
+    result() and unpaced_result() do for the tables)."""
+    reference, overrides = {
+        "quickack": (QUICKACK, {"tcp.delayed_ack": False}),
+        "quickack-unpaced": (QUICKACK_UNPACED, {"tcp.delayed_ack": False, "tcp.pacing": "none"}),
+        "holdout-unpaced": (HOLDOUT_UNPACED, {"tcp.pacing": "none"}),
+    }[experiment]
+    return compare.compare_point(point, SEEDS, overrides, reference=reference)
+
+
 @pytest.mark.parametrize(
     ("point", "metric"), _cases(HOLDOUT_UNPACED, HOLDOUT_UNPACED_XFAIL, "holdout-unpaced")
 )
 def test_held_out_points_unpaced(point, metric):
-    e = compare.compare_point(point, SEEDS, {"tcp.pacing": "none"}, reference=HOLDOUT_UNPACED)[
-        "metrics"
-    ][metric]
+    e = _against(point, "holdout-unpaced")["metrics"][metric]
     assert e["pass"], (
         f"{point} {metric} (held out, unpaced): ccsim {e['ccsim']:.5g} ± "
         f"{e['ccsim_sd']:.2g}, Linux {e['linux']:.5g} ± {e['linux_sd']:.2g} over "
