@@ -1,0 +1,209 @@
+"""Where in its ACK trains a sender sends more than the ACKs free (docs/linux.md, "Loss
+synchronization and pacing"): an unpaced flow beside another takes its ACKs in trains (its
+segments leave the bottleneck in runs between the other flow's), and what it sends beyond
+one segment per segment acknowledged is its window's increase (or a deferred segment).
+Where that excess leaves decides where the flow's segments meet a full queue.
+
+    python validation/linux/trains.py /tmp/lt-q/qu1 [/tmp/lt-q/qa_cap_unpaced_qa ...]
+    python validation/linux/trains.py --ccsim 20m_50ms_b21_1reno+1cubic --seeds 1 2 \
+        --set tcp.delayed_ack=false --set tcp.pacing=none
+
+A testbed run's r0.pcap holds both directions at the router (its ACKs to the sender and
+the data they release, tens of µs later); ccsim's are each sender's access links (the ACKs
+moved to their arrival at the sender). Prints per flow: trains (ACKs under TRAIN_GAP_S
+apart), the share of trains whose first ACK acknowledges one segment and releases two, and
+for a testbed run with r1.pcap the dropped segments that opened a run of the flow at the
+router (the first burst after a gap over RUN_GAP_S)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import struct
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from testbed import MSS, drop_stats, pcap_packets, pcap_tcp_headers  # noqa: E402
+
+TRAIN_GAP_S = 3e-3  # ACKs of one train: each within 3 ms of the last (0.6-1.2 ms here)
+RUN_GAP_S = 1.5e-3  # a flow's run at the router opens after a gap over 1.5 ms
+BURST_GAP_S = 60e-6  # segments of one burst (pcap_bursts' rule)
+
+
+def train_starts(acks: list[tuple[float, int]], sends: list[float]) -> dict:
+    """From one flow's ACKs as the sender receives them ((time, ack number), in order) and
+    its data segments' send times: the trains and how many open with a one-segment ACK
+    that releases two segments. ACKs that acknowledge nothing (window updates) and the
+    cumulative ACKs of a recovery (over 5 segments) open no train."""
+    import bisect
+
+    trains = pairs = 0
+    for k in range(1, len(acks) - 1):
+        (t0, a0), (t1, a1), (t2, _) = acks[k - 1], acks[k], acks[k + 1]
+        if t1 - t0 <= TRAIN_GAP_S:
+            continue
+        acked = round(((a1 - a0) % (1 << 32)) / MSS)
+        if not 1 <= acked <= 5:
+            continue
+        trains += 1
+        sent = bisect.bisect_left(sends, t2) - bisect.bisect_left(sends, t1)
+        pairs += acked == 1 and sent == 2
+    return {
+        "trains": trains,
+        "opening_pairs": pairs,
+        "share": round(pairs / trains, 4) if trains else None,
+    }
+
+
+def run_openers(ing: list[tuple], dropped: set[int]) -> dict:
+    """Of a flow's dropped segments at the router (indexes into its arrivals *ing*,
+    pcap_packets rows), how many were in the first burst of a run: after a gap over
+    RUN_GAP_S since the flow's previous segment."""
+    start = 0
+    opening = set()
+    for i in range(len(ing)):
+        if i and ing[i][0] - ing[i - 1][0] >= BURST_GAP_S:
+            start = i
+        if start == 0 or ing[start][0] - ing[start - 1][0] > RUN_GAP_S:
+            opening.add(i)
+    return {"dropped": len(dropped), "opening_a_run": len(dropped & opening)}
+
+
+def _ports(d: str) -> dict[int, str]:
+    n = len(json.load(open(os.path.join(d, "meta.json")))["ports"])
+    ccs = [
+        json.load(open(os.path.join(d, f"iperf{i}.json")))["end"]["sender_tcp_congestion"]
+        for i in range(n)
+    ]
+    out = {}
+    for i, cc in enumerate(ccs):
+        j = json.load(open(os.path.join(d, f"iperf{i}.json")))
+        out[j["start"]["connected"][0]["local_port"]] = cc if ccs.count(cc) == 1 else f"{cc}{i}"
+    return out
+
+
+def _dropped(ing: list[tuple], egr: list[tuple]) -> set[int]:
+    """Indexes of the arrivals *ing* that never left (drop_stats' matching)."""
+    import bisect
+
+    outs: dict[tuple, list[float]] = {}
+    for t, port, seq, _, _ in egr:
+        outs.setdefault((port, seq), []).append(t)
+    by_key: dict[tuple, list[int]] = {}
+    for i, (_, port, seq, _, _) in enumerate(ing):
+        by_key.setdefault((port, seq), []).append(i)
+    lost = set()
+    for k, idx in by_key.items():
+        ts = [ing[i][0] for i in idx]
+        used = [False] * len(ts)
+        for te in outs.get(k, []):
+            j = bisect.bisect_right(ts, te + 1e-6) - 1
+            while j >= 0 and used[j]:
+                j -= 1
+            if j >= 0:
+                used[j] = True
+        lost |= {i for i, u in zip(idx, used, strict=True) if not u}
+    return lost
+
+
+def testbed_run(d: str, skip_s: float = 1.0) -> dict[str, dict]:
+    """Per flow of a testbed run captured at r0 (and r1): train_starts, and where its
+    dropped segments sat (run_openers), leaving out the capture's first *skip_s*."""
+    ports = _ports(d)
+    acks: dict[int, list] = {p: [] for p in ports}
+    sends: dict[int, list] = {p: [] for p in ports}
+    t_first = None
+    for t, tcp, payload in pcap_tcp_headers(os.path.join(d, "r0.pcap")):
+        t_first = t if t_first is None else t_first
+        if t < t_first + skip_s:
+            continue
+        sp, dp = struct.unpack(">HH", tcp[:4])
+        if payload == 0 and dp in ports:
+            acks[dp].append((t, struct.unpack(">I", tcp[8:12])[0]))
+        elif payload > 0 and sp in ports:
+            sends[sp].append(t)
+    out = {cc: train_starts(acks[p], sends[p]) for p, cc in ports.items()}
+    if os.path.exists(os.path.join(d, "r1.pcap")):
+        ing = [p for p in pcap_packets(os.path.join(d, "r0.pcap")) if p[4] > 0 and p[1] in ports]
+        egr = [p for p in pcap_packets(os.path.join(d, "r1.pcap")) if p[4] > 0 and p[1] in ports]
+        lo, hi = ing[0][0] + skip_s, ing[-1][0] - 0.5
+        for p, cc in ports.items():
+            mine = [x for x in ing if x[1] == p]
+            lost = {i for i in _dropped(mine, egr) if lo <= mine[i][0] <= hi}
+            out[cc].update(run_openers(mine, lost))
+        out["_events"] = drop_stats(ing, egr, ports, lo, hi)["events_by_losers"]
+    return out
+
+
+def ccsim_run(
+    point: str, seed: int, overrides: dict | None = None, secs: float = 45.0, skip_s: float = 10.0
+) -> dict[str, dict]:
+    """testbed_run's figures from ccsim's traces of *point* (each sender's access links and
+    the bottleneck), after *skip_s*."""
+    import compare
+
+    import ccsim
+
+    ccs = compare._point(point)["ccsim_flows"].split()
+    names = [c if ccs.count(c) == 1 else f"{c}{i}" for i, c in enumerate(ccs)]
+    links = [f"flow{i}.src_{d}" for i in range(len(ccs)) for d in ("up", "down")]
+    text = compare.scenario_text(point) + f"\n[output]\npcap = {links + ['bottleneck']!r}\n"
+    sets = {"seed": seed, "duration": f"{secs}s", "warmup": "0s", **(overrides or {})}
+    run = ccsim.run(text.replace("'", '"'), set=sets)
+    access = float(re.search(r'^access_delay = "([0-9.]+)ms"', text, re.M).group(1)) / 1e3
+    # an ACK reaches the sender an access hop after it leaves the router (1 Gb/s, 40 B
+    # headers and options: under a µs), a segment the router an access hop after it leaves
+    out: dict[str, dict] = {}
+    ing_all = []
+    for i, name in enumerate(names):
+        acks = [
+            (t + access, struct.unpack(">I", tcp[8:12])[0])
+            for t, tcp, pl in pcap_tcp_headers(run.pcap[f"flow{i}.src_down"])
+            if pl == 0 and t >= skip_s
+        ]
+        sends = [
+            t
+            for t, tcp, pl in pcap_tcp_headers(run.pcap[f"flow{i}.src_up"])
+            if pl > 0 and t >= skip_s
+        ]
+        out[name] = train_starts(acks, sends)
+        ing_all += [
+            (t + access, *rest)
+            for t, *rest in pcap_packets(run.pcap[f"flow{i}.src_up"])
+            if rest[3] > 0
+        ]
+    ing_all.sort()
+    egr = [p for p in pcap_packets(run.pcap["bottleneck"]) if p[4] > 0]
+    ports = {10000 + i: n for i, n in enumerate(names)}
+    for p, name in ports.items():
+        mine = [x for x in ing_all if x[1] == p]
+        lost = {i for i in _dropped(mine, egr) if skip_s <= mine[i][0] <= secs - 0.5}
+        out[name].update(run_openers(mine, lost))
+    out["_events"] = drop_stats(ing_all, egr, ports, skip_s, secs - 0.5)["events_by_losers"]
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("runs", nargs="*", help="testbed run directories (r0.pcap, r1.pcap)")
+    ap.add_argument("--ccsim", metavar="POINT")
+    ap.add_argument("--seeds", type=int, nargs="+", default=[1])
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    a = ap.parse_args(argv)
+    for d in a.runs:
+        print(d, json.dumps(testbed_run(d)))
+    if a.ccsim:
+        import compare
+
+        sets = compare.parse_sets(a.set)
+        for s in a.seeds:
+            print(f"ccsim seed {s}", json.dumps(ccsim_run(a.ccsim, s, sets)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
