@@ -298,6 +298,10 @@ pub struct Cubic {
     /// (`last_cwnd`, `last_time`).
     cnt: f64,
     cnt_stamp: Option<(f64, Time)>,
+    /// Linux's `snd_cwnd_cnt` (segments acknowledged toward the next +1), kept apart from
+    /// cwnd when cnt is held (linux profile): credits counted at one cnt meet the next
+    /// one whole (`tcp_cong_avoid_ai`), which a fraction of cwnd cannot carry.
+    cwnd_cnt: f64,
 }
 
 /// bictcp_update keeps cnt for HZ/32 (31 jiffies at HZ = 1000) while cwnd is unchanged.
@@ -423,6 +427,7 @@ impl Cubic {
             hystart_pp: HyStartPP::default(),
             cnt: 2.0,
             cnt_stamp: None,
+            cwnd_cnt: 0.0,
         }
     }
 
@@ -579,8 +584,10 @@ impl CongestionControl for Cubic {
             // cubictcp_recalc_ssthresh: epoch_start = 0, so the epoch begins at the
             // first ACK after recovery (bictcp_update). On a timeout, entering Loss
             // resets everything (cubictcp_state → bictcp_reset): W_max is forgotten,
-            // and so are delay_min and HyStart's state.
+            // and so are delay_min and HyStart's state. Every reduction clears
+            // snd_cwnd_cnt (tcp_init_cwnd_reduction, tcp_enter_loss).
             self.epoch = None;
+            self.cwnd_cnt = 0.0;
             if ev.kind == CongestionKind::Timeout {
                 self.w_max = 0.0;
                 self.delay_min = None;
@@ -609,7 +616,7 @@ impl CongestionControl for Cubic {
 impl Cubic {
     /// Linux `bictcp_update` + `cubictcp_cong_avoid`, per ACK in congestion avoidance,
     /// in Linux's integer arithmetic: cwnd is a whole number of segments (`snd_cwnd`;
-    /// the fraction ccsim carries is Linux's `snd_cwnd_cnt`), the curve's distance from
+    /// the fraction ccsim shows is `snd_cwnd_cnt`/cnt), the curve's distance from
     /// its plateau is truncated (`delta`, so bic_target reaches W_max while the real
     /// curve is still up to one segment below it), and so is `cnt`, the ACKs per segment
     /// of growth. ns-3's TcpCubic::Update does the same in uint32_t.
@@ -668,8 +675,32 @@ impl Cubic {
             // At most one segment per two ACKed (×1.5 per RTT).
             self.cnt = cnt.max(2.0);
         }
-        // tcp_cong_avoid_ai: one segment per cnt segments acknowledged.
-        w.cwnd += acked / self.cnt;
+        if !p.cnt_hold {
+            // One segment per cnt segments acknowledged, the credit a fraction of cwnd
+            // (ns-3's TcpCubic recomputes cnt on every ACK).
+            w.cwnd += acked / self.cnt;
+            return;
+        }
+        // tcp_cong_avoid_ai (net/ipv4/tcp_cong.c) on snd_cwnd_cnt: "if credits
+        // accumulated at a higher w, apply them gently now" (+1, credits cleared), then
+        // one segment per cnt acknowledged. When bictcp_update lowers cnt (its first
+        // recomputation after HZ/32, often an ACK train's first ACK) the credits held
+        // give +1 at once; the testbed's unpaced CUBIC sends that segment at the first
+        // ACK of a third of its ACK trains (docs/linux.md, "Loss synchronization").
+        let cnt = self.cnt;
+        let mut whole = cwnd;
+        if self.cwnd_cnt >= cnt {
+            self.cwnd_cnt = 0.0;
+            whole += 1.0;
+        }
+        self.cwnd_cnt += acked;
+        if self.cwnd_cnt >= cnt {
+            let d = (self.cwnd_cnt / cnt).floor();
+            self.cwnd_cnt -= d * cnt;
+            whole += d;
+        }
+        // cwnd shows the credit as its fraction (ss reads the whole part).
+        w.cwnd = whole + self.cwnd_cnt / cnt;
     }
 }
 
@@ -934,7 +965,9 @@ mod tests {
         );
         let target = 1000.0 - (0.4 * (k - 1.05).powi(3)).floor();
         let cnt = (700.0 / (target - 700.0)).floor();
-        let want = w0 + 1.0 / cnt;
+        // Two ACKs counted toward it (snd_cwnd_cnt), the first at the epoch's cnt.
+        assert!(w0 > 700.0 && w0 < 700.0 + 1.0 / cnt);
+        let want = 700.0 + 2.0 / cnt;
         assert!((st.cwnd - want).abs() < 1e-9, "{} vs {want}", st.cwnd);
     }
 
@@ -986,7 +1019,8 @@ mod tests {
         let t = 1.0 + k - (0.5f64 / 0.4).cbrt() - 0.010;
         st.cwnd = 99.0;
         c.on_ack(&mut st, &ack_rtt(Time::from_secs_f64(t), MS10, MS10));
-        assert!((st.cwnd - (99.0 + 1.0 / 99.0)).abs() < 1e-9, "{}", st.cwnd);
+        // cnt = cwnd: the epoch's first ACK and this one counted toward it.
+        assert!((st.cwnd - (99.0 + 2.0 / 99.0)).abs() < 1e-9, "{}", st.cwnd);
     }
 
     /// bictcp_update keeps cnt for HZ/32 while snd_cwnd is unchanged (linux profile);
@@ -1012,6 +1046,42 @@ mod tests {
                 st.cwnd - w1
             );
         }
+    }
+
+    /// tcp_cong_avoid_ai counts ACKs toward cnt in snd_cwnd_cnt: credits counted while
+    /// cnt was held at the plateau's 100·cwnd meet the next, lower cnt whole ("apply them
+    /// gently now": +1 at once, the credits cleared), where a fraction of cwnd would have
+    /// kept them as 151/10000 of a segment.
+    #[test]
+    fn linux_applies_credits_counted_at_a_higher_cnt_at_once() {
+        let (mut c, mut st, k) = epoch_after_a_loss_at_100(linux());
+        // target = W_max at t1 (cnt = 100·cwnd), W_max + 1 40 ms later (cnt = 100)
+        let t1 = Time::from_secs_f64(1.0 + k + 1.35 - 0.010);
+        st.cwnd = 100.0;
+        for i in 0..150 {
+            c.on_ack(&mut st, &ack_rtt(t1 + Time(i * 1_000_000), MS10, MS10));
+        }
+        // (the epoch's first ACK counted one more)
+        assert!(
+            (st.cwnd - (100.0 + 151.0 / 10_000.0)).abs() < 1e-9,
+            "{}",
+            st.cwnd
+        );
+        c.on_ack(&mut st, &ack_rtt(t1 + Time::from_millis(40), MS10, MS10));
+        assert!(
+            (st.cwnd - (101.0 + 1.0 / 100.0)).abs() < 1e-9,
+            "{}",
+            st.cwnd
+        );
+        // a reduction clears the credits (tcp_init_cwnd_reduction)
+        let ev = cong(
+            t1 + Time::from_millis(50),
+            CongestionKind::FastRetransmit,
+            0,
+        );
+        let ssthresh = c.on_congestion(&st, &ev);
+        assert_eq!(c.cwnd_cnt, 0.0);
+        assert_eq!(ssthresh, 70.0);
     }
 
     /// Linux keeps α_cubic for W_est (no RFC 9438 switch to 1 past cwnd_prior), and
