@@ -188,6 +188,10 @@ pub struct Ack {
     /// limited sending in the current window (RFC 7661; Linux `tcp_is_cwnd_limited`).
     /// The sender enforces `tcp.cwnd_validation` itself; a law may also read it.
     pub cwnd_limited: bool,
+    /// `tcp.cwnd_validation`: the sender keeps the window of an ACK that was not
+    /// cwnd-limited. A law that counts toward its next segment apart from cwnd must then
+    /// leave that count too, as Linux's `cong_avoid` hooks return before touching it.
+    pub cwnd_validation: bool,
     /// The sender paces its data (Linux: `sk_pacing_status` is not SK_PACING_NONE).
     pub paced: bool,
     /// Delivery-rate sample, for algorithms with `cong_control` (else `None`).

@@ -504,6 +504,13 @@ impl CongestionControl for Cubic {
         if self.p.linux || self.p.hystart == HyStartMode::Classic {
             self.acked(w, ack);
         }
+        if self.p.linux && ack.cwnd_validation && !ack.cwnd_limited {
+            // cubictcp_cong_avoid: `if (!tcp_is_cwnd_limited(sk)) return;` before
+            // bictcp_update and tcp_cong_avoid_ai, so neither cnt, its stamp, the
+            // Reno-friendly ACK count nor snd_cwnd_cnt moves (HyStart, in
+            // cubictcp_acked, still sees the ACK).
+            return;
+        }
         let acked = if self.p.hystart == HyStartMode::PlusPlus
             && !self.hystart_pp.done
             && w.in_slow_start()
@@ -1082,6 +1089,33 @@ mod tests {
         let ssthresh = c.on_congestion(&st, &ev);
         assert_eq!(c.cwnd_cnt, 0.0);
         assert_eq!(ssthresh, 70.0);
+    }
+
+    /// cubictcp_cong_avoid returns before bictcp_update and tcp_cong_avoid_ai when the
+    /// window did not limit sending (tcp_is_cwnd_limited): under cwnd validation such an
+    /// ACK moves neither cwnd, the count toward the next segment, cnt's stamp nor the
+    /// Reno-friendly ACK count; without it (the ns2 and ns3 profiles) it counts.
+    #[test]
+    fn linux_counts_nothing_on_an_ack_that_was_not_cwnd_limited() {
+        let (mut c, mut st, _) = epoch_after_a_loss_at_100(linux());
+        let seen = |c: &Cubic, st: &Window| {
+            let e = c.epoch.as_ref().expect("epoch begun");
+            (st.cwnd, c.cwnd_cnt, c.cnt_stamp, e.ack_cnt)
+        };
+        let before = seen(&c, &st);
+        let mut a = ack_rtt(Time::from_secs(2), MS10, MS10);
+        a.cwnd_limited = false;
+        a.cwnd_validation = true;
+        c.on_ack(&mut st, &a);
+        assert_eq!(seen(&c, &st), before);
+        a.cwnd_validation = false;
+        c.on_ack(&mut st, &a);
+        let after = seen(&c, &st);
+        assert!(
+            after.0 > before.0 && after.1 > before.1,
+            "{after:?} {before:?}"
+        );
+        assert!(after.3 > before.3 && after.2 != before.2);
     }
 
     /// Linux keeps α_cubic for W_est (no RFC 9438 switch to 1 past cwnd_prior), and
