@@ -5,17 +5,20 @@ An event is a cut of one flow and every cut of another flow within 0.2 s of it.
 
     python validation/linux/cuts.py 20m_50ms_b21_1reno+1cubic [--seeds 10] [--rerun]
     python validation/linux/cuts.py 20m_50ms_b21_1reno+1cubic --traces quickack_unpaced_rerun \
-        --set tcp.delayed_ack=false --set tcp.pacing=none
+        --set tcp.delayed_ack=false --set tcp.pacing=none [--phase cubic]
 
 prints, for Linux and for ccsim, the share of events that cut each set of flows, the cuts
-per run of each flow and its mean window just before its cuts. --traces takes Linux's runs
-from traces/rerun/<point>_<STEM>_r*.cwnd.csv.gz alone (an experiment's, e.g. with a
+per run of each flow and its mean window just before its cuts; with --phase FLOW, for each
+set, where FLOW stood before those events (its growth from 350 to 100 ms before the
+event's first cut, and its window then over its window at its last cut). --traces takes
+Linux's runs from traces/rerun/<point>_<STEM>_r*.cwnd.csv.gz alone (an experiment's, e.g. with a
 receiver that ACKs every segment) and --set runs ccsim as that experiment (compare.py's
 --set)."""
 
 from __future__ import annotations
 
 import argparse
+import bisect
 import csv
 import gzip
 import math
@@ -41,13 +44,7 @@ def cuts_of(rows_by_flow: dict[str, list[dict]], lo: float, hi: float) -> dict[s
 
 def events(cuts: dict[str, list]) -> list[frozenset]:
     """Group the cuts of all flows into events: the flows each event cuts."""
-    out: list[tuple[float, set]] = []
-    for t, f in sorted((t, f) for f, c in cuts.items() for t, _ in c):
-        if out and t - out[-1][0] < WINDOW_S and f not in out[-1][1]:
-            out[-1][1].add(f)
-        else:
-            out.append((t, {f}))
-    return [frozenset(fs) for _, fs in out]
+    return [frozenset(fs) for _, fs in event_times(cuts)]
 
 
 def events_cutting_all(runs: list[dict[str, list[dict]]], lo: float, hi: float) -> float:
@@ -110,6 +107,53 @@ def ccsim_runs(point: str, seeds, overrides: dict | None = None) -> list[dict[st
     return runs
 
 
+def window_at(rows: list[dict], t: float) -> int:
+    """The flow's window at *t*: its last sample at or before it."""
+    i = bisect.bisect_right([r["t"] for r in rows], t) - 1
+    return rows[max(i, 0)]["cwnd"]
+
+
+def phase(runs: list[dict[str, list[dict]]], lo: float, hi: float, flow: str) -> dict:
+    """For each set of flows an event cuts: *flow*'s growth in segments per 100 ms from
+    350 to 100 ms before the event's first cut (before the overflow, which comes about a
+    round trip before the cut shows), the share of events where it did not grow, and its
+    window at 100 ms before over its window before its last cut."""
+    out: dict[str, list[tuple[float, float]]] = {}
+    for rows in runs:
+        c = cuts_of(rows, lo, hi)
+        cut_at = {t: w for t, w in c[flow]}
+        last = None
+        for t0, fs in event_times(c):
+            a, b = t0 - 0.35, t0 - 0.1
+            w = rows[flow]
+            growth = (window_at(w, b) - window_at(w, a)) / 2.5
+            rel = window_at(w, b) / last if last else math.nan
+            out.setdefault("+".join(sorted(fs)), []).append((growth, rel))
+            mine = [cut_at[t] for t in cut_at if 0 <= t - t0 < WINDOW_S]
+            if mine:
+                last = mine[0]
+    return {
+        k: {
+            "events": len(v),
+            "growth_per_100ms": statistics.fmean(g for g, _ in v),
+            "flat": sum(g <= 0 for g, _ in v) / len(v),
+            "of_last_cut": statistics.fmean(r for _, r in v if not math.isnan(r)),
+        }
+        for k, v in sorted(out.items())
+    }
+
+
+def event_times(cuts: dict[str, list]) -> list[tuple[float, set]]:
+    """events(), each with the time of its first cut."""
+    out: list[tuple[float, set]] = []
+    for t, f in sorted((t, f) for f, c in cuts.items() for t, _ in c):
+        if out and t - out[-1][0] < WINDOW_S and f not in out[-1][1]:
+            out[-1][1].add(f)
+        else:
+            out.append((t, {f}))
+    return out
+
+
 def report(label: str, runs: list[dict[str, list[dict]]], lo: float, hi: float) -> None:
     kinds: dict[str, int] = {}
     per: dict[str, list] = {}
@@ -141,12 +185,23 @@ def main(argv=None) -> int:
         metavar="KEY=VALUE",
         help="a ccsim override, the value in TOML (repeatable)",
     )
+    ap.add_argument("--phase", metavar="FLOW", help="where FLOW stood before each kind of event")
     a = ap.parse_args(argv)
     lin = compare._point(a.point)
     lo, hi = float(lin["warm_s"]), float(lin["dur_s"]) - 1.0
     over = compare.parse_sets(a.set)
-    report("Linux", linux_runs(a.point, a.rerun, a.traces), lo, hi)
-    report("ccsim", ccsim_runs(a.point, range(1, a.seeds + 1), over), lo, hi)
+    for label, runs in (
+        ("Linux", linux_runs(a.point, a.rerun, a.traces)),
+        ("ccsim", ccsim_runs(a.point, range(1, a.seeds + 1), over)),
+    ):
+        report(label, runs, lo, hi)
+        if a.phase:
+            for k, v in phase(runs, lo, hi, a.phase).items():
+                print(
+                    f"  before {k} events ({v['events']}): {a.phase} grew "
+                    f"{v['growth_per_100ms']:.2f} segments per 100 ms, flat in {v['flat']:.2f}, "
+                    f"at {v['of_last_cut']:.3f} of its window at its last cut"
+                )
     return 0
 
 

@@ -671,7 +671,8 @@ impl Cubic {
                 // cwnd·beta_scale/8 ACKs (α_cubic per RTT); ahead of cwnd, it caps cnt.
                 let per = (cwnd * p.beta_scale() / 8.0).floor();
                 if per > 0.0 && e.ack_cnt > per {
-                    let n = (e.ack_cnt / per).floor();
+                    // `while (ack_cnt > delta)`: ack_cnt is left in (0, delta].
+                    let n = (e.ack_cnt / per).ceil() - 1.0;
                     e.ack_cnt -= n * per;
                     e.w_est += n;
                 }
@@ -1089,6 +1090,22 @@ mod tests {
         let ssthresh = c.on_congestion(&st, &ev);
         assert_eq!(c.cwnd_cnt, 0.0);
         assert_eq!(ssthresh, 70.0);
+    }
+
+    /// tcp_friendliness counts W_est up `while (ack_cnt > delta)`, delta = ⌊cwnd·15/8⌋:
+    /// 2·delta ACKs counted give one segment and leave delta, 2·delta + 1 give two.
+    #[test]
+    fn linux_reno_friendly_count_leaves_up_to_delta() {
+        for (acked, gained, left) in [(262.0, 1.0, 131.0), (263.0, 2.0, 1.0)] {
+            let (mut c, mut st, _) = epoch_after_a_loss_at_100(linux());
+            let e = c.epoch.as_mut().expect("epoch begun");
+            (e.ack_cnt, e.w_est) = (0.0, 70.0);
+            let mut a = ack_rtt(Time::from_secs(2), MS10, MS10);
+            a.acked = acked;
+            c.on_ack(&mut st, &a);
+            let e = c.epoch.as_ref().expect("epoch begun");
+            assert_eq!((e.w_est, e.ack_cnt), (70.0 + gained, left), "{acked}");
+        }
     }
 
     /// cubictcp_cong_avoid returns before bictcp_update and tcp_cong_avoid_ai when the
