@@ -346,7 +346,7 @@ QUIET_XFAIL = {
     ("20m_50ms_b248_1bbr+1cubic", "share_bbr"): "the share_cubic entry seen from BBR",
     ("20m_50ms_b21_1reno+1cubic", "share_cubic"): "ccsim 0.460 ± 0.024 vs 0.491 over two "
     "quiet runs (sd 0.061; the reference's ten runs read 0.479 and ccsim meets them), 0.470 "
-    "over 20 seeds (0.464 before): " + _CREDIT,
+    "over 20 seeds (0.464 before), 0.7 standard errors of the difference: " + _CREDIT,
     ("20m_50ms_b21_1reno+1cubic", "share_reno"): "the share_cubic entry seen from Reno",
     ("50m_100ms_b103_1bbr", "loss_rate"): "ccsim 0.304 % vs 0.418 % over two quiet runs: "
     "Linux's bandwidth estimate straddles the rate where BBR's TSO goal in a probe reaches 5 "

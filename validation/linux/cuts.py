@@ -132,12 +132,17 @@ def phase(runs: list[dict[str, list[dict]]], lo: float, hi: float, flow: str) ->
             mine = [cut_at[t] for t in cut_at if 0 <= t - t0 < WINDOW_S]
             if mine:
                 last = mine[0]
+
+    def of_last_cut(v: list[tuple[float, float]]) -> float:
+        rel = [r for _, r in v if not math.isnan(r)]
+        return statistics.fmean(rel) if rel else math.nan
+
     return {
         k: {
             "events": len(v),
             "growth_per_100ms": statistics.fmean(g for g, _ in v),
             "flat": sum(g <= 0 for g, _ in v) / len(v),
-            "of_last_cut": statistics.fmean(r for _, r in v if not math.isnan(r)),
+            "of_last_cut": of_last_cut(v),
         }
         for k, v in sorted(out.items())
     }
