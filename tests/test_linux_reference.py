@@ -1485,13 +1485,16 @@ def test_acks_at_the_applications_reads_pair_up_as_linuxs():
 
 
 # Where each flow sends what its ACKs do not free (validation/linux/trains.py): Reno + CUBIC
-# unpaced at 0.25 BDP, 20 Mb/s, every segment ACKed, in two router captures a day apart
-# (train_starts.json). Beside Reno, each flow's ACKs come in trains; Linux's CUBIC opens
-# 0.23-0.33 of its trains by sending two segments for the first ACK's one (its window's
+# unpaced at 0.25 BDP, 20 Mb/s, every segment ACKed, in three router captures on three
+# days (train_starts.json). Beside Reno, each flow's ACKs come in trains; Linux's CUBIC opens
+# 0.17-0.33 of its trains by sending two segments for the first ACK's one (its window's
 # increase: tcp_cong_avoid_ai adds the segment at once when bictcp_update's next cnt, after
 # HZ/32, often at a train's first ACK, is below the ACKs counted), and its dropped segments
-# are mostly those pairs, where the queue is still full from Reno's train (8 of 17 and 30 of
-# 38 drops opened a run of CUBIC's segments at the router); its Reno never opens a train so.
+# are mostly those pairs, where the queue is still full from Reno's train (8 of 17, 30 of 38
+# and 8 of 18 drops opened a run of CUBIC's segments at the router); its Reno never opens a
+# train so, and closes 0.20 of its trains by sending three segments for the last ACK's one
+# (a room deferred at the ACK before, and its increase: third capture), where ccsim's Reno
+# closes 0.02-0.03 so.
 # ccsim's CUBIC, growing by acked/cnt before 2026-12-05, opened under 0.01 of its trains so
 # and none of its drops opened a run; with Linux's counter 0.16 and 0.34 (seeds 1-6 pooled;
 # the seeds follow two trajectories, 0.12 and 0.29). docs/linux.md, "A second day with
@@ -1505,7 +1508,17 @@ def _ccsim_trains(cc: str) -> dict:
     """ccsim's figures for flow *cc*, pooled over TRAIN_SEEDS."""
     import trains
 
-    tot = {"trains": 0, "opening_pairs": 0, "dropped": 0, "opening_a_run": 0}
+    tot = dict.fromkeys(
+        (
+            "trains",
+            "opening_pairs",
+            "closing_trains",
+            "closing_triples",
+            "dropped",
+            "opening_a_run",
+        ),
+        0,
+    )
     for seed in TRAIN_SEEDS:
         r = trains.ccsim_run(
             TRAINS["point"], seed, {"tcp.delayed_ack": False, "tcp.pacing": "none"}
@@ -1522,10 +1535,11 @@ def _linux_trains(cc: str) -> list[dict]:
 @pytest.mark.parametrize("cc", ["reno", "cubic"])
 def test_where_each_flow_sends_its_window_increase_in_its_ack_trains(cc):
     """The share of the flow's ACK trains that open with two segments for one acknowledged:
-    ccsim's within 0.1 of the range of Linux's two captures (CUBIC 0.23-0.33, Reno none)."""
+    ccsim's within 0.1 of the range of Linux's three captures (CUBIC 0.17-0.33, Reno under
+    0.01)."""
     shares = [x["share"] for x in _linux_trains(cc)]
     if cc == "cubic":
-        assert min(shares) >= 0.2, shares
+        assert min(shares) >= 0.15, shares
     else:
         assert max(shares) <= 0.01, shares
     ours = _ccsim_trains(cc)
@@ -1542,7 +1556,8 @@ def test_where_each_flow_sends_its_window_increase_in_its_ack_trains(cc):
             marks=pytest.mark.xfail(
                 strict=True,
                 reason="ccsim's CUBIC: 36 of its 106 drops (0.34, seeds 1-6) open a run of its "
-                "segments at the router, Linux's 8 of 17 and 30 of 38 (0.47, 0.79); its "
+                "segments at the router, Linux's 8 of 17, 30 of 38 and 8 of 18 (0.47, 0.79, "
+                "0.44); its "
                 "overflows cut both flows in 0.69 of events against Linux's 0.87: the rest of "
                 "the difference, not isolated (docs/linux.md, A second day with every segment "
                 "acknowledged)",
@@ -1553,7 +1568,7 @@ def test_where_each_flow_sends_its_window_increase_in_its_ack_trains(cc):
 def test_where_each_flows_drops_fall_in_its_runs(cc):
     """The share of the flow's dropped segments that were in the first burst of a run of its
     segments at the router (after more than 1.5 ms without one): ccsim's within 0.1 of the
-    range of Linux's two captures (CUBIC 0.47-0.79, Reno none)."""
+    range of Linux's three captures (CUBIC 0.44-0.79, Reno none)."""
     opening = [x["opening_a_run"] / x["dropped"] for x in _linux_trains(cc)]
     if cc == "cubic":
         assert min(opening) >= 0.4, opening
@@ -1562,3 +1577,36 @@ def test_where_each_flows_drops_fall_in_its_runs(cc):
     ours = _ccsim_trains(cc)
     frac = ours["opening_a_run"] / ours["dropped"]
     assert min(opening) - 0.1 <= frac <= max(opening) + 0.1, (frac, opening)
+
+
+@pytest.mark.parametrize(
+    "cc",
+    [
+        pytest.param(
+            "reno",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="ccsim's Reno closes 0.023 of its ACK trains with three segments for "
+                "the last ACK's one (seeds 1-6), Linux's 0.20 (229 of 1,149 trains, third "
+                "capture): Linux's Reno sends its window's increase (with a room deferred at "
+                "the ACK before, most likely) at its trains' last ACK, where CUBIC's train "
+                "begins next; not yet found why (docs/linux.md, A second day with every "
+                "segment acknowledged)",
+            ),
+        ),
+        "cubic",
+    ],
+)
+def test_where_each_flow_closes_its_ack_trains(cc):
+    """The share of the flow's ACK trains (of two or more ACKs) whose last ACK acknowledges
+    one segment and releases three: ccsim's within 0.05 of Linux's third capture (Reno 0.20,
+    CUBIC 0.005)."""
+    lin = [x for x in _linux_trains(cc) if "closing_share" in x]
+    assert len(lin) == 1, lin
+    if cc == "reno":
+        assert lin[0]["closing_share"] >= 0.15, lin
+    else:
+        assert lin[0]["closing_share"] <= 0.02, lin
+    ours = _ccsim_trains(cc)
+    share = ours["closing_triples"] / ours["closing_trains"]
+    assert abs(share - lin[0]["closing_share"]) <= 0.05, (share, lin)

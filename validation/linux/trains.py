@@ -11,7 +11,8 @@ Where that excess leaves decides where the flow's segments meet a full queue.
 A testbed run's r0.pcap holds both directions at the router (its ACKs to the sender and
 the data they release, tens of µs later); ccsim's are each sender's access links (the ACKs
 moved to their arrival at the sender). Prints per flow: trains (ACKs under TRAIN_GAP_S
-apart), the share of trains whose first ACK acknowledges one segment and releases two, and
+apart), the share of trains whose first ACK acknowledges one segment and releases two, the
+share of trains of two or more ACKs whose last acknowledges one and releases three, and
 for a testbed run with r1.pcap the dropped segments that opened a run of the flow at the
 router (the first burst after a gap over RUN_GAP_S)."""
 
@@ -36,26 +37,36 @@ BURST_GAP_S = 60e-6  # segments of one burst (pcap_bursts' rule)
 
 def train_starts(acks: list[tuple[float, int]], sends: list[float]) -> dict:
     """From one flow's ACKs as the sender receives them ((time, ack number), in order) and
-    its data segments' send times: the trains and how many open with a one-segment ACK
-    that releases two segments. ACKs that acknowledge nothing (window updates) and the
-    cumulative ACKs of a recovery (over 5 segments) open no train."""
+    its data segments' send times: the trains, how many open with a one-segment ACK that
+    releases two segments, and how many close with a one-segment ACK that releases three
+    (a room deferred at the ACK before, the ACK's own and one more: the window's increase
+    at the train's last ACK). ACKs that acknowledge nothing (window updates) and the
+    cumulative ACKs of a recovery (over 5 segments) open and close no train."""
     import bisect
 
-    trains = pairs = 0
+    trains = pairs = closing = closing_triples = 0
     for k in range(1, len(acks) - 1):
         (t0, a0), (t1, a1), (t2, _) = acks[k - 1], acks[k], acks[k + 1]
-        if t1 - t0 <= TRAIN_GAP_S:
+        opens, closes = t1 - t0 > TRAIN_GAP_S, t2 - t1 > TRAIN_GAP_S
+        if not (opens or closes):
             continue
         acked = round(((a1 - a0) % (1 << 32)) / MSS)
         if not 1 <= acked <= 5:
             continue
-        trains += 1
         sent = bisect.bisect_left(sends, t2) - bisect.bisect_left(sends, t1)
-        pairs += acked == 1 and sent == 2
+        if opens:  # a train of one ACK opens it
+            trains += 1
+            pairs += acked == 1 and sent == 2
+        else:
+            closing += 1
+            closing_triples += acked == 1 and sent == 3
     return {
         "trains": trains,
         "opening_pairs": pairs,
         "share": round(pairs / trains, 4) if trains else None,
+        "closing_trains": closing,
+        "closing_triples": closing_triples,
+        "closing_share": round(closing_triples / closing, 4) if closing else None,
     }
 
 
