@@ -8,7 +8,9 @@
 //! Forms (`form`, by the TCP profile): `"rfc"` (ns2) counts acknowledged segments
 //! (RFC 5681 with RFC 3465 byte counting, as Linux's `tcp_slow_start` and
 //! `tcp_cong_avoid_ai`) and sets ssthresh = FlightSize/2 (eq. (4)); `"linux"` (linux)
-//! grows the same and sets ssthresh = max(⌊cwnd⌋ >> 1, 2) (`tcp_reno_ssthresh`): from
+//! adds one segment per ⌊cwnd⌋ segments acknowledged, counted apart from cwnd as
+//! `tcp_cong_avoid_ai` counts `snd_cwnd_cnt` (so each increase comes exactly one window
+//! after the last), and sets ssthresh = max(⌊cwnd⌋ >> 1, 2) (`tcp_reno_ssthresh`): from
 //! the window, not the flight, which Linux's SACK accounting lets rise above cwnd
 //! before DupThresh (`tcp.limited_transmit`), and halved in integers (β = 62/125);
 //! `"ns3"` is ns-3's `TcpNewReno`, which counts ACKs: one segment
@@ -34,10 +36,14 @@ pub fn ssthresh(flight_size: f64) -> f64 {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Reno;
 
-/// Reno / NewReno as Linux's `tcp_cong.c` writes it: the same growth, ssthresh from the
-/// window (`tcp_reno_ssthresh`).
+/// Reno / NewReno as Linux's `tcp_cong.c` writes it: one segment per ⌊cwnd⌋ segments
+/// acknowledged, counted apart from cwnd (`snd_cwnd_cnt`, `tcp_cong_avoid_ai`), and
+/// ssthresh from the window (`tcp_reno_ssthresh`).
 #[derive(Clone, Copy, Debug, Default)]
-pub struct RenoLinux;
+pub struct RenoLinux {
+    /// Linux's `snd_cwnd_cnt`: segments acknowledged toward the next +1.
+    cwnd_cnt: f64,
+}
 
 /// Reno / NewReno as ns-3's `TcpNewReno`, counting ACKs (see the module doc). A type of
 /// its own so that the segment-counting law costs nothing extra per ACK.
@@ -71,7 +77,7 @@ impl Algorithm for Reno {
     fn packet(form: &RenoForm) -> Box<dyn CongestionControl> {
         match form {
             RenoForm::Rfc => Box::new(Reno),
-            RenoForm::Linux => Box::new(RenoLinux),
+            RenoForm::Linux => Box::<RenoLinux>::default(),
             RenoForm::Ns3 => Box::new(RenoPerAck),
         }
     }
@@ -85,12 +91,40 @@ impl CongestionControl for RenoLinux {
         "reno"
     }
     fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
-        Reno.on_ack(w, ack);
+        // tcp_reno_cong_avoid: nothing counts on an ACK the window did not limit.
+        if ack.cwnd_validation && !ack.cwnd_limited {
+            return;
+        }
+        let acked = w.slow_start(ack.acked);
+        if acked <= 0.0 {
+            return;
+        }
+        // tcp_cong_avoid_ai(tp, snd_cwnd, acked): exactly ⌊cwnd⌋ segments acknowledged
+        // per +1, so an increase comes one window after the last, at the ACK of about
+        // the segment that increase sent (a fraction 1/cwnd per segment, recomputed
+        // as cwnd grows, takes about half a segment more and drifts through the window).
+        let wnd = (w.cwnd + 1e-9).floor().max(1.0);
+        let mut whole = wnd;
+        if self.cwnd_cnt >= wnd {
+            // "If credits accumulated at a higher w, apply them gently now."
+            self.cwnd_cnt = 0.0;
+            whole += 1.0;
+        }
+        self.cwnd_cnt += acked;
+        if self.cwnd_cnt >= wnd {
+            let d = (self.cwnd_cnt / wnd).floor();
+            self.cwnd_cnt -= d * wnd;
+            whole += d;
+        }
+        // cwnd shows the count as its fraction (ss reads the whole part).
+        w.cwnd = whole + (self.cwnd_cnt / whole).min(0.999_999);
     }
     fn on_congestion(&mut self, w: &Window, _ev: &Congestion) -> f64 {
-        // Linux tcp_reno_ssthresh: max(snd_cwnd >> 1, 2), of the whole-segment cwnd
-        // (ccsim's fraction is Linux's snd_cwnd_cnt), not of the flight, which
-        // Limited Transmit's segments have raised above cwnd by the third duplicate.
+        // Every reduction clears snd_cwnd_cnt (tcp_init_cwnd_reduction, tcp_enter_loss).
+        self.cwnd_cnt = 0.0;
+        // Linux tcp_reno_ssthresh: max(snd_cwnd >> 1, 2), of the whole-segment cwnd, not
+        // of the flight, which Limited Transmit's segments have raised above cwnd by the
+        // third duplicate.
         ((w.cwnd.floor() / 2.0).floor()).max(2.0)
     }
 }
@@ -202,6 +236,41 @@ mod tests {
         }
     }
 
+    /// Linux `tcp_cong_avoid_ai(tp, snd_cwnd, acked)`: exactly ⌊cwnd⌋ segments
+    /// acknowledged per +1, one window after the last increase, where a 1/cwnd fraction
+    /// per segment (the RFC form) needs half a segment more at each window and so drifts
+    /// through it; a reduction clears the count, and nothing counts on an ACK the window
+    /// did not limit (under cwnd validation).
+    #[test]
+    fn linux_form_adds_one_segment_per_whole_window_acknowledged() {
+        let mut r = RenoLinux::default();
+        let mut st = state(100.0, 50.0);
+        let a = ack_at(Time::ZERO, 1, None, Time::ZERO);
+        for _ in 0..99 {
+            r.on_ack(&mut st, &a);
+        }
+        assert!(st.cwnd < 101.0, "{}", st.cwnd);
+        r.on_ack(&mut st, &a);
+        assert_eq!(st.cwnd, 101.0);
+        for _ in 0..101 {
+            r.on_ack(&mut st, &a);
+        }
+        assert_eq!(st.cwnd, 102.0);
+        let mut rfc = state(100.0, 50.0);
+        for _ in 0..100 {
+            Reno.on_ack(&mut rfc, &a);
+        }
+        assert!(rfc.cwnd < 101.0, "{}", rfc.cwnd);
+        let mut idle = a;
+        (idle.cwnd_limited, idle.cwnd_validation) = (false, true);
+        r.on_ack(&mut st, &idle);
+        assert_eq!((st.cwnd, r.cwnd_cnt), (102.0, 0.0));
+        r.on_ack(&mut st, &a);
+        assert_eq!(r.cwnd_cnt, 1.0);
+        r.on_congestion(&st, &cong(Time::ZERO, CongestionKind::FastRetransmit, 102));
+        assert_eq!(r.cwnd_cnt, 0.0);
+    }
+
     /// Linux `tcp_reno_ssthresh`: max(snd_cwnd >> 1, 2) of the whole-segment window,
     /// whatever the flight (here raised by two segments that SACKs let out before the
     /// third duplicate); RFC 5681 eq. (4) halves the flight.
@@ -209,11 +278,11 @@ mod tests {
     fn linux_form_halves_the_whole_window_in_integers() {
         let st = state(125.7, 1e9);
         let ev = cong(Time::ZERO, CongestionKind::FastRetransmit, 127);
-        assert_eq!(RenoLinux.on_congestion(&st, &ev), 62.0);
+        assert_eq!(RenoLinux::default().on_congestion(&st, &ev), 62.0);
         assert_eq!(Reno.on_congestion(&st, &ev), 63.5);
         let st = state(3.9, 1e9);
         let ev = cong(Time::ZERO, CongestionKind::FastRetransmit, 3);
-        assert_eq!(RenoLinux.on_congestion(&st, &ev), 2.0);
+        assert_eq!(RenoLinux::default().on_congestion(&st, &ev), 2.0);
     }
 
     /// ns-3's byte-granular window: the per-ACK increase floor(MSS²/cwnd) bytes is at
