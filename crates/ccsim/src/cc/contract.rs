@@ -74,6 +74,25 @@ impl Window {
     }
 }
 
+/// Linux `tcp_cong_avoid_ai(tp, w, acked)` (net/ipv4/tcp_cong.c) on `snd_cwnd_cnt`, kept by
+/// the law apart from cwnd: "if credits accumulated at a higher w, apply them gently now"
+/// (+1, the count cleared), then one segment per `w` segments acknowledged. Returns the
+/// whole-segment window that `cwnd` (whole segments) becomes.
+pub fn cong_avoid_ai(snd_cwnd_cnt: &mut f64, cwnd: f64, w: f64, acked: f64) -> f64 {
+    let mut whole = cwnd;
+    if *snd_cwnd_cnt >= w {
+        *snd_cwnd_cnt = 0.0;
+        whole += 1.0;
+    }
+    *snd_cwnd_cnt += acked;
+    if *snd_cwnd_cnt >= w {
+        let d = (*snd_cwnd_cnt / w).floor();
+        *snd_cwnd_cnt -= d * w;
+        whole += d;
+    }
+    whole
+}
+
 // ---- What an algorithm sees ------------------------------------------------------
 
 /// RTT estimates the sender keeps once for every algorithm.

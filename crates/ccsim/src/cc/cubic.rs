@@ -26,7 +26,8 @@
 //! back below its baseline, resumes slow start. `"off"` (= `false`; the ns2 profile).
 
 use super::contract::{
-    Ack, Algorithm, Congestion, CongestionControl, CongestionKind, FluidLaw, Round, Window,
+    cong_avoid_ai, Ack, Algorithm, Congestion, CongestionControl, CongestionKind, FluidLaw, Round,
+    Window,
 };
 use super::params::Params;
 use super::profile::Profile;
@@ -689,24 +690,13 @@ impl Cubic {
             w.cwnd += acked / self.cnt;
             return;
         }
-        // tcp_cong_avoid_ai (net/ipv4/tcp_cong.c) on snd_cwnd_cnt: "if credits
-        // accumulated at a higher w, apply them gently now" (+1, credits cleared), then
-        // one segment per cnt acknowledged. When bictcp_update lowers cnt (its first
+        // tcp_cong_avoid_ai(tp, cnt, acked): when bictcp_update lowers cnt (its first
         // recomputation after HZ/32, often an ACK train's first ACK) the credits held
         // give +1 at once; the testbed's unpaced CUBIC sends that segment at the first
-        // ACK of a third of its ACK trains (docs/linux.md, "Loss synchronization").
+        // ACK of 0.17-0.33 of its ACK trains (docs/linux.md, "A second day with every
+        // segment acknowledged").
         let cnt = self.cnt;
-        let mut whole = cwnd;
-        if self.cwnd_cnt >= cnt {
-            self.cwnd_cnt = 0.0;
-            whole += 1.0;
-        }
-        self.cwnd_cnt += acked;
-        if self.cwnd_cnt >= cnt {
-            let d = (self.cwnd_cnt / cnt).floor();
-            self.cwnd_cnt -= d * cnt;
-            whole += d;
-        }
+        let whole = cong_avoid_ai(&mut self.cwnd_cnt, cwnd, cnt, acked);
         // cwnd shows the credit as its fraction (ss reads the whole part).
         w.cwnd = whole + self.cwnd_cnt / cnt;
     }

@@ -20,7 +20,9 @@
 //! per-ACK increase MSS²/cwnd to an integer (0.35 segment per RTT at 500 segments of
 //! 1448 B; validation/ns3 measured it against ns-3.44).
 
-use super::contract::{Ack, Algorithm, Congestion, CongestionControl, FluidLaw, Window};
+use super::contract::{
+    cong_avoid_ai, Ack, Algorithm, Congestion, CongestionControl, FluidLaw, Window,
+};
 use super::params::Params;
 use super::profile::Profile;
 
@@ -104,18 +106,7 @@ impl CongestionControl for RenoLinux {
         // the segment that increase sent (a fraction 1/cwnd per segment, recomputed
         // as cwnd grows, takes about half a segment more and drifts through the window).
         let wnd = (w.cwnd + 1e-9).floor().max(1.0);
-        let mut whole = wnd;
-        if self.cwnd_cnt >= wnd {
-            // "If credits accumulated at a higher w, apply them gently now."
-            self.cwnd_cnt = 0.0;
-            whole += 1.0;
-        }
-        self.cwnd_cnt += acked;
-        if self.cwnd_cnt >= wnd {
-            let d = (self.cwnd_cnt / wnd).floor();
-            self.cwnd_cnt -= d * wnd;
-            whole += d;
-        }
+        let whole = cong_avoid_ai(&mut self.cwnd_cnt, wnd, wnd, acked);
         // cwnd shows the count as its fraction (ss reads the whole part).
         w.cwnd = whole + (self.cwnd_cnt / whole).min(0.999_999);
     }
