@@ -540,6 +540,32 @@ def reductions(rows, t_lo, t_hi, merge_s):
     return out
 
 
+def unmatched(ing, egr) -> set[int]:
+    """Indexes of the ingress rows *ing* (pcap_packets rows) that no egress row matches: an
+    egress copy of a segment is matched to the latest earlier unmatched ingress copy, so a
+    lost original and its delivered retransmission count once."""
+    import bisect
+
+    outs: dict[tuple, list[float]] = {}
+    for t, port, seq, _, _ in egr:
+        outs.setdefault((port, seq), []).append(t)
+    by_key: dict[tuple, list[int]] = {}
+    for i, (_, port, seq, _, _) in enumerate(ing):
+        by_key.setdefault((port, seq), []).append(i)
+    lost = set()
+    for k, idx in by_key.items():
+        ts = [ing[i][0] for i in idx]
+        used = [False] * len(ts)
+        for te in outs.get(k, []):
+            j = bisect.bisect_right(ts, te + 1e-6) - 1
+            while j >= 0 and used[j]:
+                j -= 1
+            if j >= 0:
+                used[j] = True
+        lost |= {i for i, u in zip(idx, used, strict=True) if not u}
+    return lost
+
+
 def drop_stats(ing, egr, ports, t_lo, t_hi, gap_s=0.25):
     """Who loses at a bottleneck, from its ingress and egress packets (pcap_packets rows;
     ports: sender port -> name): each ingress copy of a segment not matched by an egress
@@ -548,26 +574,9 @@ def drop_stats(ing, egr, ports, t_lo, t_hi, gap_s=0.25):
     gap_s apart form one congestion event. Per flow: its segments, the share dropped, drops
     per event, and where the dropped segments sat in their bursts (segments < 60 us apart:
     "2of2" is the second of a pair); events by which flows lost in them."""
-    import bisect
-
     ing = [p for p in ing if p[4] > 0 and p[1] in ports]
     egr = [p for p in egr if p[4] > 0 and p[1] in ports]
-    ins, outs = {}, {}
-    for t, port, seq, _, _ in ing:
-        ins.setdefault((port, seq), []).append(t)
-    for t, port, seq, _, _ in egr:
-        outs.setdefault((port, seq), []).append(t)
-    drops = []
-    for k, ts in ins.items():
-        used = [False] * len(ts)
-        for te in outs.get(k, []):
-            i = bisect.bisect_right(ts, te + 1e-6) - 1
-            while i >= 0 and used[i]:
-                i -= 1
-            if i >= 0:
-                used[i] = True
-        drops += [(t, k[0]) for t, u in zip(ts, used, strict=True) if not u]
-    drops.sort()
+    drops = sorted((ing[i][0], ing[i][1]) for i in unmatched(ing, egr))
     pos, last, run = {}, {}, {}
     for t, port, _, _, _ in ing + [(float("inf"), p, 0, 0, 0) for p in ports]:
         if port in last and t - last[port] < 60e-6:

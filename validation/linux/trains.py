@@ -28,7 +28,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from testbed import MSS, drop_stats, pcap_packets, pcap_tcp_headers  # noqa: E402
+from testbed import (  # noqa: E402
+    MSS,
+    drop_stats,
+    pcap_packets,
+    pcap_tcp_headers,
+    unmatched,
+)
 
 TRAIN_GAP_S = 3e-3  # ACKs of one train: each within 3 ms of the last (0.6-1.2 ms here)
 RUN_GAP_S = 1.5e-3  # a flow's run at the router opens after a gap over 1.5 ms
@@ -97,30 +103,6 @@ def _ports(d: str) -> dict[int, str]:
     return out
 
 
-def _dropped(ing: list[tuple], egr: list[tuple]) -> set[int]:
-    """Indexes of the arrivals *ing* that never left (drop_stats' matching)."""
-    import bisect
-
-    outs: dict[tuple, list[float]] = {}
-    for t, port, seq, _, _ in egr:
-        outs.setdefault((port, seq), []).append(t)
-    by_key: dict[tuple, list[int]] = {}
-    for i, (_, port, seq, _, _) in enumerate(ing):
-        by_key.setdefault((port, seq), []).append(i)
-    lost = set()
-    for k, idx in by_key.items():
-        ts = [ing[i][0] for i in idx]
-        used = [False] * len(ts)
-        for te in outs.get(k, []):
-            j = bisect.bisect_right(ts, te + 1e-6) - 1
-            while j >= 0 and used[j]:
-                j -= 1
-            if j >= 0:
-                used[j] = True
-        lost |= {i for i, u in zip(idx, used, strict=True) if not u}
-    return lost
-
-
 def testbed_run(d: str, skip_s: float = 1.0) -> dict[str, dict]:
     """Per flow of a testbed run captured at r0 (and r1): train_starts, and where its
     dropped segments sat (run_openers), leaving out the capture's first *skip_s*."""
@@ -144,7 +126,7 @@ def testbed_run(d: str, skip_s: float = 1.0) -> dict[str, dict]:
         lo, hi = ing[0][0] + skip_s, ing[-1][0] - 0.5
         for p, cc in ports.items():
             mine = [x for x in ing if x[1] == p]
-            lost = {i for i in _dropped(mine, egr) if lo <= mine[i][0] <= hi}
+            lost = {i for i in unmatched(mine, egr) if lo <= mine[i][0] <= hi}
             out[cc].update(run_openers(mine, lost))
         out["_events"] = drop_stats(ing, egr, ports, lo, hi)["events_by_losers"]
     return out
@@ -192,7 +174,7 @@ def ccsim_run(
     ports = {10000 + i: n for i, n in enumerate(names)}
     for p, name in ports.items():
         mine = [x for x in ing_all if x[1] == p]
-        lost = {i for i in _dropped(mine, egr) if skip_s <= mine[i][0] <= secs - 0.5}
+        lost = {i for i in unmatched(mine, egr) if skip_s <= mine[i][0] <= secs - 0.5}
         out[name].update(run_openers(mine, lost))
     out["_events"] = drop_stats(ing_all, egr, ports, skip_s, secs - 0.5)["events_by_losers"]
     return out
