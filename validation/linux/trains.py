@@ -38,6 +38,11 @@ from testbed import (  # noqa: E402
 
 TRAIN_GAP_S = 3e-3  # ACKs of one train: each within 3 ms of the last (0.6-1.2 ms here)
 RUN_GAP_S = 1.5e-3  # a flow's run at the router opens after a gap over 1.5 ms
+EVENT_GAP_S = 0.25  # drops of one congestion event (drop_stats' rule)
+# When, after an event's first drop, the flow that lost it learns of it: its first
+# duplicate ACKs come a round trip with a full queue later (75 ms at 25 Mb/s x 60 ms,
+# 0.25 BDP); its own drops then are of what it sends at them.
+DETECTION_S = (0.065, 0.095)
 BURST_GAP_S = 60e-6  # segments of one burst (pcap_bursts' rule)
 
 
@@ -73,6 +78,41 @@ def train_starts(acks: list[tuple[float, int]], sends: list[float]) -> dict:
         "closing_trains": closing,
         "closing_triples": closing_triples,
         "closing_share": round(closing_triples / closing, 4) if closing else None,
+    }
+
+
+def event_zones(ing: list[tuple], egr: list[tuple], ports: dict, lo: float, hi: float) -> dict:
+    """The drops of each congestion event in [lo, hi] at the router (ingress and egress
+    pcap_packets rows), per event: the first, and the rest by whether the flow that lost
+    the first lost them ("same") or another did, and by when: before, within, after
+    DETECTION_S of the first."""
+    ing = [p for p in ing if p[4] > 0 and p[1] in ports]
+    egr = [p for p in egr if p[4] > 0 and p[1] in ports]
+    drops = sorted((ing[i][0], ing[i][1]) for i in unmatched(ing, egr) if lo <= ing[i][0] <= hi)
+    events: list[list[tuple]] = []
+    for t, port in drops:
+        if events and t - events[-1][-1][0] < EVENT_GAP_S:
+            events[-1].append((t, port))
+        else:
+            events.append([(t, port)])
+    zones: dict[str, int] = {}
+    for ev in events:
+        t0, first = ev[0]
+        for t, port in ev[1:]:
+            when = (
+                "before"
+                if t - t0 < DETECTION_S[0]
+                else "detection"
+                if t - t0 < DETECTION_S[1]
+                else "after"
+            )
+            k = f"{when}_{'same' if port == first else 'other'}"
+            zones[k] = zones.get(k, 0) + 1
+    n = len(events)
+    return {
+        "events": n,
+        "drops_per_event": round(len(drops) / n, 3) if n else None,
+        **{k: round(v / n, 3) for k, v in sorted(zones.items())},
     }
 
 
@@ -129,6 +169,7 @@ def testbed_run(d: str, skip_s: float = 1.0) -> dict[str, dict]:
             lost = {i for i in unmatched(mine, egr) if lo <= mine[i][0] <= hi}
             out[cc].update(run_openers(mine, lost))
         out["_events"] = drop_stats(ing, egr, ports, lo, hi)["events_by_losers"]
+        out["_zones"] = event_zones(ing, egr, ports, lo, hi)
     return out
 
 
@@ -177,6 +218,7 @@ def ccsim_run(
         lost = {i for i in unmatched(mine, egr) if skip_s <= mine[i][0] <= secs - 0.5}
         out[name].update(run_openers(mine, lost))
     out["_events"] = drop_stats(ing_all, egr, ports, skip_s, secs - 0.5)["events_by_losers"]
+    out["_zones"] = event_zones(ing_all, egr, ports, skip_s, secs - 0.5)
     return out
 
 

@@ -85,7 +85,7 @@ impl XmitRing {
 
     /// Whether segment `seq`'s latest transmission is a retransmission.
     #[inline]
-    fn retransmitted(&self, seq: u64) -> bool {
+    pub fn retransmitted(&self, seq: u64) -> bool {
         self.xmit[self.slot(seq)].retx
     }
 
@@ -112,9 +112,8 @@ pub struct Rack {
     pub reordering_seen: bool,
     /// RACK.min_RTT: the least `now − xmit_ts` of a first transmission delivered. As
     /// Linux's `tcp_min_rtt`, which `tcp_ack_update_rtt` feeds with `ca_rtt_us`, the RTT
-    /// of the most recently sent segment an ACK delivers; not the sender's RFC 6298
-    /// samples, which echo the timestamp of the first of two delayed-ACKed segments and
-    /// so run a serialization time above it.
+    /// of the most recently sent segment an ACK delivers; not SRTT's samples, which time
+    /// the first of two delayed-ACKed segments and so run a serialization time above it.
     pub min_rtt: Option<Time>,
 }
 
@@ -176,9 +175,10 @@ impl Rack {
             // Step 2: an ACK of a retransmitted segment may be for the original: skip it
             // if its RTT is below the minimum. As Linux (`tcp_rack_advance`), not the
             // RFC's second test (TSecr older than the retransmission): a receiver echoes
-            // TS.Recent of the last in-order segment (RFC 7323 §4.3), so the SACK of a
-            // retransmission that arrives out of order — a tail-loss probe's — always
-            // echoes an older time, and RACK would never learn from it.
+            // TS.Recent, of its first in-order segment after its last ACK (RFC 7323
+            // §4.3), so the SACK of a retransmission that arrives out of order — a
+            // tail-loss probe's — always echoes an older time, and RACK would never
+            // learn from it.
             if tx.retx {
                 if self.min_rtt.is_none_or(|m| rtt < m) {
                     continue;

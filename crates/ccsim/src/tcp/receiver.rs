@@ -26,8 +26,11 @@ pub struct Receiver {
     /// Out-of-order segments held, as sorted disjoint ranges [start, end).
     /// A deque: in-order delivery consumes ranges at the front.
     ooo: VecDeque<(u64, u64)>,
-    /// TS.Recent (RFC 7323 §4.3): TSval of the last segment that advanced rcv_nxt.
+    /// TS.Recent (RFC 7323 §4.3): the TSval to echo, of the first segment at or below
+    /// Last.ACK.sent (`rcv_wup`): with delayed ACKs the oldest segment an ACK covers.
     ts_recent: Time,
+    /// Last.ACK.sent (RFC 7323 §4.3; Linux's `rcv_wup`): rcv_nxt when the last ACK left.
+    rcv_wup: u64,
     pub delayed_ack: bool,
     pub delack_timeout: Time,
     /// Segments still to acknowledge at once at the start, delayed ACKs or not (Linux's
@@ -102,6 +105,7 @@ impl Receiver {
             rcv_nxt: 0,
             ooo: VecDeque::new(),
             ts_recent: Time::ZERO,
+            rcv_wup: 0,
             delayed_ack: false,
             delack_timeout: Time::from_millis(200),
             quickack: 0,
@@ -160,6 +164,7 @@ impl Receiver {
     }
 
     fn ack(&mut self, now: Time, out: &mut Vec<Packet>) {
+        self.rcv_wup = self.rcv_nxt;
         self.unacked = 0;
         self.pushed = false;
         self.compressed = 0;
@@ -273,7 +278,12 @@ impl Receiver {
         }
         if seq == self.rcv_nxt {
             let had_holes = !self.ooo.is_empty();
-            self.ts_recent = pkt.ts_val;
+            // RFC 7323 §4.3 (2), Linux `tcp_replace_ts_recent`: only a segment at or
+            // below Last.ACK.sent sets TS.Recent, so a delayed ACK echoes the first
+            // segment it covers and the sender times the oldest (Linux's seq_rtt).
+            if seq <= self.rcv_wup {
+                self.ts_recent = pkt.ts_val;
+            }
             self.deliver_in_order(now);
             if !self.delayed_ack || had_holes || self.rcv_nxt >= self.limit {
                 // Filling a hole is acknowledged at once (RFC 5681 §4.2).
@@ -470,6 +480,28 @@ mod tests {
         assert_eq!(out[1].seq, 6);
         assert!(r.held().is_empty());
         assert_eq!(r.bytes_delivered, 6000);
+    }
+
+    /// RFC 7323 §4.3 (Linux `tcp_replace_ts_recent`): only a segment at or below
+    /// Last.ACK.sent sets TS.Recent, so an ACK of two delayed segments echoes the first's
+    /// timestamp (as Linux's receiver does in every such ACK captured,
+    /// validation/linux/rtt_timing.json), and the segment that fills a hole sets it.
+    #[test]
+    fn a_delayed_ack_echoes_the_first_segment_it_covers() {
+        let mut r = Receiver::new(0, 1, 40, 1000, u64::MAX, 1000);
+        r.delayed_ack = true;
+        let mut out = Vec::new();
+        for s in 0..4 {
+            r.on_data(&data(s), Time(10 + s), &mut out);
+        }
+        let acks: Vec<(u64, Time)> = out.iter().map(|p| (p.seq, p.ts_ecr)).collect();
+        assert_eq!(acks, vec![(2, Time(1)), (4, Time(3))]);
+        // Segment 4 lost: 5's duplicate ACK echoes TS.Recent unchanged.
+        r.on_data(&data(5), Time(20), &mut out);
+        assert_eq!((out[2].seq, out[2].ts_ecr), (4, Time(3)));
+        // 4 arrives at Last.ACK.sent: its timestamp is echoed.
+        r.on_data(&data(4), Time(21), &mut out);
+        assert_eq!((out[3].seq, out[3].ts_ecr), (6, Time(5)));
     }
 
     /// Linux's SACK compression (`__tcp_ack_snd_check`): three duplicate ACKs at once

@@ -92,11 +92,13 @@ impl RttEstimator {
 
     /// A new sample `r`, from an ACK that moved snd.una to `snd_una` with `snd_nxt` sent
     /// (Linux's round trip of `rtt_seq`). RFC 6298 §2.2–2.3 with α = 1/8, β = 1/4, or
-    /// Linux's `tcp_rtt_estimator`.
-    pub fn sample(&mut self, r: Time, snd_una: u64, snd_nxt: u64) {
+    /// Linux's `tcp_rtt_estimator`. `min_sample` feeds the minimum RTT: `r` itself, or
+    /// Linux's ca_rtt (`tcp_update_rtt_min`), the newest segment's where `r` is the
+    /// oldest's.
+    pub fn sample(&mut self, r: Time, min_sample: Time, snd_una: u64, snd_nxt: u64) {
         if self.linux {
             self.sample_linux(r.as_secs_f64(), snd_una, snd_nxt);
-            self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+            self.min_rtt = Some(self.min_rtt.map_or(min_sample, |m| m.min(min_sample)));
             self.refresh();
             return;
         }
@@ -111,7 +113,7 @@ impl RttEstimator {
                 self.srtt = Some(0.875 * s + 0.125 * r_s);
             }
         }
-        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        self.min_rtt = Some(self.min_rtt.map_or(min_sample, |m| m.min(min_sample)));
         self.refresh();
     }
 
@@ -183,10 +185,10 @@ mod tests {
             Time::from_secs(1),
         );
         assert!((e.rto_secs() - 1.0).abs() < 1e-12);
-        e.sample(Time::from_millis(100), 1, 10);
+        e.sample(Time::from_millis(100), Time::from_millis(100), 1, 10);
         // RTO = SRTT + 4·RTTVAR = 0.1 + 4·0.05 = 0.3 s.
         assert!((e.rto_secs() - 0.3).abs() < 1e-9);
-        e.sample(Time::from_millis(100), 2, 10);
+        e.sample(Time::from_millis(100), Time::from_millis(100), 2, 10);
         // RTTVAR = 0.75·0.05 = 0.0375; RTO = 0.1 + 0.15 = 0.25 s.
         assert!((e.rto_secs() - 0.25).abs() < 1e-9);
         e.back_off();
@@ -194,7 +196,7 @@ mod tests {
         assert!((e.rto_secs() - 1.0).abs() < 1e-9);
         assert_eq!(e.rto(), Time::from_secs_f64(e.rto_secs()));
         for _ in 0..50 {
-            e.sample(Time::from_millis(10), 3, 10);
+            e.sample(Time::from_millis(10), Time::from_millis(10), 3, 10);
         }
         e.reset_backoff();
         assert!((e.rto_secs() - 0.2).abs() < 1e-9, "min RTO applies");
@@ -211,29 +213,29 @@ mod tests {
         assert!((e.rto_secs() - 1.0).abs() < 1e-12);
         // First sample: srtt = 100 ms, mdev = 2·100 ms, rttvar = max(200, 200) ms:
         // RTO = 300 ms ("make sure rto = 3*rtt").
-        e.sample(ms(100), 1, 10);
+        e.sample(ms(100), ms(100), 1, 10);
         assert!((e.rto_secs() - 0.3).abs() < 1e-9);
         // Steady 100 ms samples for many round trips: the deviation dies away but
         // rttvar never falls below min_rto, so RTO = 100 + 200 ms (RFC 6298: 200 ms).
         for k in 0..400 {
-            e.sample(ms(100), 2 + k, 12 + k);
+            e.sample(ms(100), ms(100), 2 + k, 12 + k);
         }
         assert!((e.rto_secs() - 0.3).abs() < 1e-6, "{}", e.rto_secs());
         let mut r = RttEstimator::new(ms(200), Time::from_secs(120), Time::from_secs(1));
         for k in 0..400 {
-            r.sample(ms(100), 1 + k, 11 + k);
+            r.sample(ms(100), ms(100), 1 + k, 11 + k);
         }
         assert!((r.rto_secs() - 0.2).abs() < 1e-6);
         // A 300 ms sample (error +200 ms) with mdev ≈ 0: mdev = 0 + 200 − 0 = 200 ms
         // (4·RTTVAR), over the 200 ms floor only once it exceeds it; srtt = 125 ms.
-        e.sample(ms(300), 402, 412);
+        e.sample(ms(300), ms(300), 402, 412);
         let srtt = e.srtt().unwrap();
         assert!((srtt - 0.125).abs() < 1e-6, "{srtt}");
         assert!(e.rto_secs() >= srtt + 0.2 - 1e-9);
         // A sample below SRTT moves the deviation with an eighth of the gain: from
         // mdev = 200 ms, a 25 ms sample (error −100 ms) adds (100 − 50)/8 ms.
         let before = e.rttvar;
-        e.sample(ms(25), 402, 412);
+        e.sample(ms(25), ms(25), 402, 412);
         assert!(
             (e.rttvar - before - 0.050 / 8.0).abs() < 1e-9,
             "{}",

@@ -88,7 +88,8 @@ pub struct SenderConfig {
     pub min_rto: Time,
     pub max_rto: Time,
     pub initial_rto: Time,
-    /// Linux's RTO estimator (tcp/rtt.rs) rather than RFC 6298's.
+    /// Linux's RTT measurement and RTO estimator (tcp/rtt.rs; `tcp_ack_update_rtt`,
+    /// `tcp_rtt_estimator`) rather than RFC 6298's on timestamp echoes.
     pub linux_rto: bool,
     pub timestamps: bool,
     pub dupthresh: u32,
@@ -255,6 +256,8 @@ pub struct Sender {
     pub snd_nxt: u64,
     /// One past the highest segment ever sent.
     pub high_tx: u64,
+    /// One past the highest segment ever resent: none at or above it was retransmitted.
+    retx_end: u64,
     state: CaState,
     dupacks: u32,
     /// RFC 6582 `recover`, RFC 6675 RecoveryPoint: high_tx when the last recovery or
@@ -279,9 +282,12 @@ pub struct Sender {
     last_tx: Option<Time>,
     /// The last send attempt deferred an skb (Linux sets `is_cwnd_limited` then).
     deferred: bool,
-    /// Send times for TSO deferral's expected-ACK test when RACK, which keeps them,
-    /// is off.
+    /// Send times for TSO deferral's expected-ACK test and Linux's RTT samples when
+    /// RACK, which keeps them, is off.
     xmit: Option<Box<XmitRing>>,
+    /// Send times of the first and last segment, not retransmitted, that the last
+    /// ACK's SACK blocks newly delivered (Linux's `first_sackt`, `last_sackt`).
+    sack_span: Option<(Time, Time)>,
     pub stats: SenderStats,
     /// RFC 6675 scoreboard (SACK recovery only).
     sb: Scoreboard,
@@ -329,6 +335,17 @@ pub struct Sender {
     ack_new_sack: bool,
 }
 
+/// When outstanding segment `seq` last left and whether as a retransmission, from
+/// RACK's send times or the sender's own (None: it keeps none).
+#[inline]
+fn send_record(rack: Option<&Rack>, xmit: Option<&XmitRing>, seq: u64) -> Option<(Time, bool)> {
+    match (rack, xmit) {
+        (Some(r), _) => Some((r.sent(seq), r.retransmitted(seq))),
+        (None, Some(x)) => Some((x.sent(seq), x.retransmitted(seq))),
+        (None, None) => None,
+    }
+}
+
 /// Out of line: inlined, the histogram's few instructions cost the ACK path more in
 /// register pressure than the call does.
 #[inline(never)]
@@ -368,7 +385,7 @@ impl Sender {
         cfg.ecn = ect != Ecn::NotEct;
         let cong_control = cc.cong_control();
         let rack = (cfg.rack && cfg.recovery == Recovery::Sack).then(|| Box::new(Rack::new()));
-        let xmit = (cfg.tso_defer && rack.is_none()).then(Box::default);
+        let xmit = ((cfg.tso_defer || cfg.linux_rto) && rack.is_none()).then(Box::default);
         let rate = cong_control.then(|| {
             let mut d = DeliveryRate::new();
             if cfg.recovery == Recovery::Sack {
@@ -389,6 +406,7 @@ impl Sender {
             snd_una: 0,
             snd_nxt: 0,
             high_tx: 0,
+            retx_end: 0,
             state: CaState::Open,
             dupacks: 0,
             recover: 0,
@@ -402,6 +420,7 @@ impl Sender {
             last_tx: None,
             deferred: false,
             xmit,
+            sack_span: None,
             stats: SenderStats::default(),
             sb: Scoreboard::default(),
             ecn_recover: 0,
@@ -497,6 +516,7 @@ impl Sender {
         let retx = seq < self.high_tx;
         if retx {
             self.stats.retransmits += 1;
+            self.retx_end = self.retx_end.max(seq + 1);
             // Karn: a retransmitted segment is never timed.
             if matches!(self.timed, Some((s, _)) if s == seq) {
                 self.timed = None;
@@ -1268,10 +1288,16 @@ impl Sender {
         let sack = self.cfg.recovery == Recovery::Sack;
         let mut rtt = None;
         if a > self.snd_una {
+            // Timed before snd.una moves past the segments (tcp_clean_rtx_queue).
+            let acked_span = if self.cfg.linux_rto {
+                self.acked_span(self.snd_una, a)
+            } else {
+                None
+            };
             if self.rack.is_some() {
                 self.rack_delivered(self.snd_una, a, now);
             }
-            rtt = self.on_new_ack(a, ack, now, out);
+            rtt = self.on_new_ack(a, ack, acked_span, now, out);
             if sack {
                 self.sack_update(ack, now);
                 if self.rack.is_some() && self.rack_detect(now) && self.state == CaState::Open {
@@ -1282,6 +1308,9 @@ impl Sender {
         } else if a == self.snd_una && self.snd_una < self.high_tx {
             if sack {
                 self.sack_update(ack, now);
+                if self.cfg.linux_rto {
+                    rtt = self.sack_rtt(now);
+                }
                 if self.rack.is_some() {
                     self.rack_detect(now);
                 }
@@ -1297,14 +1326,31 @@ impl Sender {
     /// estimator's and RACK's newly delivered segments).
     #[inline]
     fn sack_update(&mut self, ack: &Packet, now: Time) {
-        if let Some(r) = &mut self.rack {
+        let timed = self.cfg.linux_rto;
+        if self.rack.is_some() || timed {
+            let (rack, xmit) = (&mut self.rack, &self.xmit);
             let mut new = false;
+            let mut span: Option<(Time, Time)> = None;
             self.sb
                 .update_with(ack.sack_blocks(), self.snd_una, self.high_tx, |x, y| {
                     new = true;
-                    r.delivered(x, y, now);
+                    if timed {
+                        // Linux tcp_sacktag_one: first_sackt and last_sackt, of
+                        // segments not retransmitted.
+                        for seq in x..y {
+                            if let Some((t, false)) =
+                                send_record(rack.as_deref(), xmit.as_deref(), seq)
+                            {
+                                span = Some(span.map_or((t, t), |(f, _)| (f, t)));
+                            }
+                        }
+                    }
+                    if let Some(r) = rack.as_deref_mut() {
+                        r.delivered(x, y, now);
+                    }
                 });
             self.ack_new_sack = new;
+            self.sack_span = span;
         } else {
             self.sb
                 .update(ack.sack_blocks(), self.snd_una, self.high_tx);
@@ -1312,6 +1358,50 @@ impl Sender {
         if let Some(d) = &mut self.rate {
             d.sacked(ack.sack_blocks(), self.snd_una, self.high_tx);
         }
+    }
+
+    /// Linux `tcp_clean_rtx_queue`'s timing of a cumulative ACK of [una, a): the send
+    /// times of the first and the last segment it newly delivers (not SACKed before);
+    /// none if any segment it covers was retransmitted (Karn, FLAG_RETRANS_DATA_ACKED)
+    /// or the sender keeps no send times.
+    fn acked_span(&self, una: u64, a: u64) -> Option<(Time, Time)> {
+        let rec = |seq| send_record(self.rack.as_deref(), self.xmit.as_deref(), seq);
+        if una >= self.retx_end && !self.sb.any_sacked() {
+            // Nothing resent or SACKed among them (the common ACK): the ends alone.
+            return Some((rec(una)?.0, rec(a - 1)?.0));
+        }
+        let mut span: Option<(Time, Time)> = None;
+        let mut x = una;
+        while x < a {
+            let y = self.sb.next_sacked(x).min(a);
+            for seq in x..y {
+                let (t, retx) = rec(seq)?;
+                if retx {
+                    return None;
+                }
+                span = Some(span.map_or((t, t), |(f, _)| (f, t)));
+            }
+            let z = self.sb.next_unsacked(y).min(a);
+            for seq in y..z {
+                if rec(seq)?.1 {
+                    return None;
+                }
+            }
+            x = z;
+        }
+        span
+    }
+
+    /// Linux `tcp_ack_update_rtt` on an ACK that SACKs new data and advances nothing:
+    /// SRTT from the first segment it newly SACKed (sack_rtt), the minimum RTT and the
+    /// sample an algorithm with `cong_control` sees from the last (ca_rtt).
+    fn sack_rtt(&mut self, now: Time) -> Option<Time> {
+        let (first, last) = self.sack_span.take()?;
+        let ca = now - last;
+        self.rtt.sample(now - first, ca, self.snd_una, self.snd_nxt);
+        record_rtt(&mut self.rtt_samples, ca);
+        self.rtt.reset_backoff();
+        Some(ca)
     }
 
     /// RACK (RFC 8985 §6.2 steps 2-3): the segments [una, a) that the cumulative ACK
@@ -1527,6 +1617,7 @@ impl Sender {
         &mut self,
         a: u64,
         pkt: &Packet,
+        acked_span: Option<(Time, Time)>,
         now: Time,
         out: &mut Vec<Packet>,
     ) -> Option<Time> {
@@ -1534,7 +1625,7 @@ impl Sender {
         let cwnd_limited = self.cwnd_limited();
         let acked = a - self.snd_una;
         // RTT sample: the timestamp echo (RFC 7323 §4.3), or the timed segment (Karn).
-        let sample = if self.cfg.timestamps {
+        let echoed = if self.cfg.timestamps {
             (ts_ecr > Time::ZERO && ts_ecr <= now).then(|| now - ts_ecr)
         } else {
             match self.timed {
@@ -1545,11 +1636,21 @@ impl Sender {
                 _ => None,
             }
         };
-        if let Some(r) = sample {
-            self.rtt.sample(r, a, self.snd_nxt.max(a));
-            record_rtt(&mut self.rtt_samples, r);
+        // Linux (tcp_ack_update_rtt, with `linux_rto`): SRTT from the oldest segment
+        // the ACK newly delivers (seq_rtt), the algorithms' sample and the minimum RTT
+        // from the newest (ca_rtt); the echo only when those were retransmitted.
+        // Elsewhere the echo is both (RFC 7323 §4.3: with delayed ACKs, the oldest).
+        let (srtt_sample, sample) = match acked_span {
+            Some((first, last)) => (Some(now - first), Some(now - last)),
+            None => (echoed, echoed),
+        };
+        if let (Some(r), Some(ca)) = (srtt_sample, sample) {
+            self.rtt.sample(r, ca, a, self.snd_nxt.max(a));
+            // The flow's RTT distribution: each ACK's freshest round trip, Linux's
+            // `tcp_rate`/`ss` sample.
+            record_rtt(&mut self.rtt_samples, ca);
             self.rtt.reset_backoff();
-            self.round.sample(r);
+            self.round.sample(ca);
         }
         let cx = AckCtx {
             cwnd_limited,
@@ -2308,6 +2409,76 @@ mod tests {
             p.set_sack(&[(1, 1 + k as u32)]);
             s.on_ack(&p, p.ts_val, out);
         }
+    }
+
+    /// Linux `tcp_ack_update_rtt` (`linux_rto`): SRTT times the oldest segment an ACK
+    /// newly delivers (seq_rtt), the minimum RTT the newest (ca_rtt); the timestamp echo
+    /// only where a segment it covers was retransmitted (Karn); an ACK that only SACKs
+    /// times the first segment it newly SACKs (sack_rtt).
+    #[test]
+    fn linux_rtt_samples_time_the_oldest_and_the_newest_segment_acked() {
+        let mut cfg = config(Recovery::Sack, 2.0);
+        cfg.init_ssthresh = 100.0;
+        cfg.linux_rto = true;
+        let mut s = reno_sender(cfg);
+        let mut out = Vec::new();
+        s.start(T0, &mut out); // segments 0 and 1 at t = 0
+        let mut p = ack(1, ms(90));
+        p.ts_ecr = T0;
+        s.on_ack(&p, ms(90), &mut out); // 90 ms; slow start sends 2..=3 at 90 ms
+        assert_eq!(s.rtt.srtt_time(), ms(90));
+        assert_eq!(s.snd_nxt, 4);
+        // One ACK of segments 1 (sent at 0) and 2 (at 90 ms), echoing segment 1's
+        // timestamp as a Linux receiver does: SRTT takes 120 ms, the minimum 30 ms.
+        let mut p = ack(3, ms(120));
+        p.ts_ecr = T0;
+        s.on_ack(&p, ms(120), &mut out);
+        let srtt = 0.090 + (0.120 - 0.090) / 8.0;
+        assert!(
+            (s.rtt.srtt().unwrap() - srtt).abs() < 1e-9,
+            "{:?}",
+            s.rtt.srtt()
+        );
+        assert_eq!(s.rtt.min_rtt, Some(ms(30)));
+        // A duplicate ACK that SACKs segment 5 (sent at 120 ms): 30 ms into SRTT.
+        let sent5 = s
+            .rack
+            .as_ref()
+            .map_or_else(|| s.xmit.as_ref().unwrap().sent(5), |r| r.sent(5));
+        assert_eq!(sent5, ms(120));
+        let mut p = ack(3, ms(150));
+        p.set_sack(&[(2, 3)]);
+        s.on_ack(&p, ms(150), &mut out);
+        let srtt = srtt + (0.030 - srtt) / 8.0;
+        assert!(
+            (s.rtt.srtt().unwrap() - srtt).abs() < 1e-9,
+            "{:?}",
+            s.rtt.srtt()
+        );
+        // Segment 3 resent: the ACK that covers it is timed by its echo (Karn).
+        s.segment(3, ms(160), &mut out);
+        let mut p = ack(4, ms(200));
+        p.ts_ecr = ms(100);
+        s.on_ack(&p, ms(200), &mut out);
+        let srtt = srtt + (0.100 - srtt) / 8.0;
+        assert!(
+            (s.rtt.srtt().unwrap() - srtt).abs() < 1e-9,
+            "{:?}",
+            s.rtt.srtt()
+        );
+        // Without `linux_rto` the echo times both: the same two ACKs (from 10 ms) leave
+        // the minimum at 90 ms and SRTT at 93.75 ms (the echo is segment 1's).
+        let mut cfg = config(Recovery::Sack, 2.0);
+        cfg.init_ssthresh = 100.0;
+        let mut s = reno_sender(cfg);
+        s.start(ms(10), &mut out);
+        for (a, t) in [(1, 100), (3, 130)] {
+            let mut p = ack(a, ms(t));
+            p.ts_ecr = ms(10);
+            s.on_ack(&p, ms(t), &mut out);
+        }
+        assert_eq!(s.rtt.min_rtt, Some(ms(90)));
+        assert!((s.rtt.srtt().unwrap() - 0.09375).abs() < 1e-9);
     }
 
     fn retransmits(out: &[Packet]) -> Vec<u64> {
