@@ -405,6 +405,31 @@ mod tests {
         assert_eq!(e, 2.0); // 3 − 1 = 2, the floor
     }
 
+    /// The form follows the profile; the linux form takes g = 2^−k only (Linux's
+    /// `dctcp_shift_g`), and says so.
+    #[test]
+    fn the_linux_form_is_the_linux_profiles_and_takes_g_as_a_shift() {
+        use crate::cc::params::Params;
+        let cfg = |pairs: &[(&str, toml::Value)], p| {
+            let t: toml::value::Table = pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect();
+            DctcpConfig::from_params(&mut Params::new("dctcp", &t, p))
+        };
+        assert_eq!(cfg(&[], Profile::Linux).unwrap().linux_shift_g, Some(4));
+        assert_eq!(cfg(&[], Profile::Ns3).unwrap().linux_shift_g, None);
+        let g = |x: f64| ("g", toml::Value::Float(x));
+        assert_eq!(
+            cfg(&[g(0.25)], Profile::Linux).unwrap().linux_shift_g,
+            Some(2)
+        );
+        let e = cfg(&[g(0.1)], Profile::Linux).err().unwrap();
+        assert!(e.contains("g = 0.1") && e.contains("dctcp_shift_g"), "{e}");
+        let rfc = ("form", toml::Value::String("rfc".into()));
+        assert_eq!(cfg(&[g(0.1), rfc], Profile::Linux).unwrap().g, 0.1);
+    }
+
     /// `tcp_reno_cong_avoid`: one segment per ⌊cwnd⌋ segments acknowledged, counted apart
     /// from cwnd, so ten ACKs of two segments at cwnd 20 add exactly one.
     #[test]
