@@ -29,8 +29,7 @@
 //!   queue model).
 
 use super::contract::{
-    cong_avoid_ai, Ack, Algorithm, Congestion, CongestionControl, CongestionKind, EcnStyle,
-    NoFluid, Round, Window,
+    Ack, Algorithm, Congestion, CongestionControl, CongestionKind, EcnStyle, NoFluid, Round, Window,
 };
 use super::params::Params;
 use super::profile::Profile;
@@ -168,12 +167,13 @@ pub fn linux_alpha_update(alpha: u32, shift_g: u32, delivered: u64, delivered_ce
 /// Linux's DCTCP_MAX_ALPHA: α = 1 in its 10-bit fixed point.
 pub const LINUX_MAX_ALPHA: u32 = 1024;
 
-/// Linux's form's state: α of 1024 and `snd_cwnd_cnt`.
+/// Linux's form's state: α of 1024, and Linux's Reno (`tcp_reno_cong_avoid`,
+/// `snd_cwnd_cnt`), which DCTCP grows and halves by.
 #[derive(Clone, Copy, Debug)]
 pub struct DctcpLinux {
     pub alpha: u32,
     pub shift_g: u32,
-    cwnd_cnt: f64,
+    reno: reno::RenoLinux,
 }
 
 /// The per-ACK form.
@@ -199,7 +199,7 @@ impl Algorithm for Dctcp {
             linux: cfg.linux_shift_g.map(|shift_g| DctcpLinux {
                 alpha: (cfg.alpha_init * f64::from(LINUX_MAX_ALPHA)).round() as u32,
                 shift_g,
-                cwnd_cnt: 0.0,
+                reno: reno::RenoLinux::default(),
             }),
         })
     }
@@ -212,17 +212,8 @@ impl CongestionControl for Dctcp {
     fn on_ack(&mut self, w: &mut Window, ack: &Ack) {
         self.est.on_ack(ack.acked, ack.ece);
         if let Some(l) = &mut self.linux {
-            // tcp_reno_cong_avoid: nothing counts on an ACK the window did not limit;
-            // then tcp_slow_start and tcp_cong_avoid_ai(tp, snd_cwnd, acked).
-            if ack.cwnd_validation && !ack.cwnd_limited {
-                return;
-            }
-            let left = w.slow_start(ack.acked);
-            if left > 0.0 {
-                let wnd = (w.cwnd + 1e-9).floor().max(1.0);
-                let whole = cong_avoid_ai(&mut l.cwnd_cnt, wnd, wnd, left);
-                w.cwnd = whole + (l.cwnd_cnt / whole).min(0.999_999);
-            }
+            // .cong_avoid = tcp_reno_cong_avoid.
+            l.reno.on_ack(w, ack);
             return;
         }
         // RFC 8257 §3.4: otherwise as a conventional TCP (Reno's growth).
@@ -248,16 +239,16 @@ impl CongestionControl for Dctcp {
     }
     fn on_congestion(&mut self, w: &Window, ev: &Congestion) -> f64 {
         if let Some(l) = &mut self.linux {
-            // Every reduction clears snd_cwnd_cnt; the whole-segment window.
-            l.cwnd_cnt = 0.0;
-            let cwnd = w.cwnd.floor() as u64;
+            // Reno's reduction clears snd_cwnd_cnt, as every reduction does, and is
+            // dctcp_react_to_loss's max(cwnd >> 1, 2).
+            let halved = l.reno.on_congestion(w, ev);
             return match ev.kind {
-                // dctcp_ssthresh: max(cwnd − ((cwnd·α) >> 11), 2).
-                CongestionKind::Ecn => (cwnd - ((cwnd * u64::from(l.alpha)) >> 11)).max(2) as f64,
-                // dctcp_react_to_loss: max(cwnd >> 1, 2).
-                CongestionKind::FastRetransmit | CongestionKind::Timeout => {
-                    (cwnd >> 1).max(2) as f64
+                // dctcp_ssthresh: max(cwnd − ((cwnd·α) >> 11), 2), whole segments.
+                CongestionKind::Ecn => {
+                    let cwnd = w.cwnd.floor() as u64;
+                    (cwnd - ((cwnd * u64::from(l.alpha)) >> 11)).max(2) as f64
                 }
+                CongestionKind::FastRetransmit | CongestionKind::Timeout => halved,
             };
         }
         match ev.kind {
@@ -343,6 +334,7 @@ mod tests {
         // Reno's growth meanwhile: ten segments at cwnd 10 add about one.
         assert!((w.cwnd - 11.0).abs() < 0.05, "{}", w.cwnd);
     }
+
     fn linux_dctcp(alpha: u32) -> Dctcp {
         Dctcp {
             est: AlphaEstimator::new(G, f64::from(alpha) / 1024.0),
@@ -350,7 +342,7 @@ mod tests {
             linux: Some(DctcpLinux {
                 alpha,
                 shift_g: 4,
-                cwnd_cnt: 0.0,
+                reno: reno::RenoLinux::default(),
             }),
         }
     }
