@@ -52,6 +52,11 @@ pub struct CubicConfig {
     /// HyStart's ACK train waits a whole delay_min when the sender paces, as Linux's
     /// does (linux profile).
     pub paced_train: bool,
+    /// The Linux form's clock, ticks a second: `bictcp_update` reads jiffies
+    /// (`tcp_jiffies32`, through 6.10 at least), so the epoch's time, the hold of cnt
+    /// (HZ/32 ticks) and its once-per-jiffy recomputation move in steps of 1/hz s.
+    /// 0 (every profile's default): a continuous clock, the hold 31 ms.
+    pub hz: u32,
     /// HyStart's thresholds as ns-3.44's `TcpCubic::HystartUpdate` sets them (ns3
     /// profile; `HyStartThresholds::Ns3`) instead of Linux's.
     pub ns3_hystart: bool,
@@ -79,6 +84,7 @@ impl Default for CubicConfig {
             linux: false,
             cnt_hold: false,
             paced_train: false,
+            hz: 0,
             ns3_hystart: false,
             hystart: HyStartMode::Off,
         }
@@ -101,6 +107,7 @@ impl CubicConfig {
             )? == "linux",
             cnt_hold: p.profile() == Profile::Linux,
             paced_train: p.profile() == Profile::Linux,
+            hz: hz(p)?,
             ns3_hystart: p.profile() == Profile::Ns3,
             hystart: hystart_mode(p, linux)?,
         })
@@ -154,6 +161,18 @@ impl CubicConfig {
             w
         }
     }
+}
+
+/// `hz`: the Linux form's clock, ticks a second (CONFIG_HZ: 100, 250, 300 or 1000), or 0
+/// for a continuous clock (the default: docs/linux.md, "CUBIC's clock").
+fn hz(p: &mut Params) -> Result<u32, String> {
+    let x = p.num("hz", 0.0, 0.0, 100_000.0)?;
+    if x.fract() != 0.0 {
+        return Err(format!(
+            "hz: expected a whole number of ticks a second (0 for a continuous clock), got {x}"
+        ));
+    }
+    Ok(x as u32)
 }
 
 /// `hystart`: a flag (true = classic, as before) or one of the three names.
@@ -305,8 +324,14 @@ pub struct Cubic {
     cwnd_cnt: f64,
 }
 
-/// bictcp_update keeps cnt for HZ/32 (31 jiffies at HZ = 1000) while cwnd is unchanged.
+/// bictcp_update keeps cnt for HZ/32 while cwnd is unchanged: with a continuous clock
+/// (`hz = 0`) 31 ms, its length at HZ = 1000.
 const CNT_HOLD: Time = Time(31_000_000_000);
+
+/// `tcp_jiffies32` at `now` for a clock of `hz` ticks a second, started with the run.
+fn jiffies(now: Time, hz: u32) -> u64 {
+    (u128::from(now.ps()) * u128::from(hz) / 1_000_000_000_000) as u64
+}
 
 /// Linux's HyStart state (`tcp_cubic.c`: found, round_start, last_ack, curr_rtt,
 /// sample_cnt).
@@ -630,7 +655,8 @@ impl Cubic {
     /// of growth. ns-3's TcpCubic::Update does the same in uint32_t.
     fn linux_update(&mut self, w: &mut Window, ack: &Ack, acked: f64) {
         let cwnd = (w.cwnd + 1e-9).floor();
-        if self.epoch.is_none() {
+        let new_epoch = self.epoch.is_none();
+        if new_epoch {
             // The epoch starts now, from the window now: K = 0 and origin = cwnd when
             // W_max ≤ cwnd; tcp_cwnd (W_est) = cwnd and the ACK count restarts.
             self.start_epoch(ack.now, cwnd);
@@ -638,35 +664,68 @@ impl Cubic {
         }
         let p = self.p;
         let w_max_known = self.w_max > 0.0;
-        let dm = self.delay_min.unwrap_or(ack.rtt.min).as_secs_f64();
+        let delay_min = self.delay_min.unwrap_or(ack.rtt.min);
         let e = self.epoch.as_mut().expect("epoch set above");
         e.ack_cnt += acked;
         // bictcp_update recomputes cnt at most every HZ/32 while cwnd is unchanged
         // (ns-3's on every ACK).
+        let now_j = jiffies(ack.now, p.hz);
         let fresh = p.cnt_hold
-            && self
-                .cnt_stamp
-                .is_some_and(|(c, t)| c == cwnd && ack.now.saturating_sub(t) <= CNT_HOLD);
+            && self.cnt_stamp.is_some_and(|(c, t)| {
+                c == cwnd
+                    && if p.hz > 0 {
+                        now_j - jiffies(t, p.hz) <= u64::from(p.hz / 32)
+                    } else {
+                        ack.now.saturating_sub(t) <= CNT_HOLD
+                    }
+            });
         if !fresh {
-            self.cnt_stamp = Some((cwnd, ack.now));
-            // t = now − epoch_start + delay_min: the curve one minimum RTT ahead.
-            let t = ack.now.saturating_sub(e.start).as_secs_f64() + dm;
-            let delta = (p.c * (t - e.k).abs().powi(3)).floor();
-            let target = if t < e.k {
-                e.origin - delta
+            // "The CUBIC function can update ca->cnt at most once per jiffy": within the
+            // jiffy of the last computation only tcp_friendliness runs, on the cnt held.
+            let same_jiffy = p.hz > 0
+                && !new_epoch
+                && self
+                    .cnt_stamp
+                    .is_some_and(|(_, t)| jiffies(t, p.hz) == now_j);
+            let mut cnt = if same_jiffy {
+                self.cnt
             } else {
-                e.origin + delta
+                self.cnt_stamp = Some((cwnd, ack.now));
+                // t = now − epoch_start + delay_min: the curve one minimum RTT ahead. In
+                // jiffies: t = (jiffies − epoch_start) + usecs_to_jiffies(delay_min)
+                // (rounded up), then in 1/1024 s (BICTCP_HZ), as K (bic_K) is.
+                let (t, k) = if p.hz > 0 {
+                    let hz = u64::from(p.hz);
+                    let dm_us = delay_min.ps() / 1_000_000;
+                    let t_j = now_j - jiffies(e.start, p.hz) + (dm_us * hz).div_ceil(1_000_000);
+                    (
+                        ((t_j << 10) / hz) as f64 / 1024.0,
+                        (e.k * 1024.0).floor() / 1024.0,
+                    )
+                } else {
+                    (
+                        ack.now.saturating_sub(e.start).as_secs_f64() + delay_min.as_secs_f64(),
+                        e.k,
+                    )
+                };
+                let delta = (p.c * (t - k).abs().powi(3)).floor();
+                let target = if t < k {
+                    e.origin - delta
+                } else {
+                    e.origin + delta
+                };
+                // cnt: ACKs per +1 segment.
+                let mut cnt = if target > cwnd {
+                    (cwnd / (target - cwnd)).floor()
+                } else {
+                    100.0 * cwnd
+                };
+                if !w_max_known && cnt > 20.0 {
+                    // "The initial growth of cubic function may be too conservative".
+                    cnt = 20.0;
+                }
+                cnt
             };
-            // cnt: ACKs per +1 segment.
-            let mut cnt = if target > cwnd {
-                (cwnd / (target - cwnd)).floor()
-            } else {
-                100.0 * cwnd
-            };
-            if !w_max_known && cnt > 20.0 {
-                // "The initial growth of cubic function may be too conservative".
-                cnt = 20.0;
-            }
             if p.reno_friendly {
                 // tcp_friendliness: tcp_cwnd (W_est) gains one segment per
                 // cwnd·beta_scale/8 ACKs (α_cubic per RTT); ahead of cwnd, it caps cnt.
@@ -1046,6 +1105,52 @@ mod tests {
         }
     }
 
+    /// With `hz` ticks a second (tcp_jiffies32) bictcp_update holds cnt while
+    /// (jiffies − last_time) ≤ HZ/32, 7 ticks at HZ = 250 (28–32 ms), computes it at
+    /// most once a tick even when cwnd changes, and reads the epoch's time in ticks,
+    /// delay_min rounded up to one (usecs_to_jiffies). A continuous clock holds 31 ms.
+    #[test]
+    fn linux_clock_in_jiffies_holds_cnt_seven_ticks_and_computes_it_once_a_tick() {
+        let tick = |c: &Cubic| jiffies(c.cnt_stamp.expect("cnt computed").1, 250);
+        let cfg = CubicConfig {
+            hz: 250,
+            reno_friendly: false,
+            ..linux()
+        };
+        // The epoch's first ACK at 1 s: tick 250.
+        let (mut c, mut st, _) = epoch_after_a_loss_at_100(cfg);
+        assert_eq!(tick(&c), 250);
+        let at = |ms: f64| Time::from_secs_f64(1.0 + ms / 1e3);
+        // cwnd changed within the tick: the cnt of tick 250 stands.
+        let held = c.cnt;
+        st.cwnd = 71.0;
+        c.on_ack(&mut st, &ack_rtt(at(3.9), MS10, MS10));
+        assert_eq!((tick(&c), c.cnt, c.cnt_stamp.unwrap().0), (250, held, 70.0));
+        // the next tick computes it for 71
+        c.on_ack(&mut st, &ack_rtt(at(4.0), MS10, MS10));
+        assert_eq!((tick(&c), c.cnt_stamp.unwrap().0), (251, 71.0));
+        // then holds it through tick 251 + 7, and computes it again at 251 + 8
+        c.on_ack(&mut st, &ack_rtt(at(35.9), MS10, MS10));
+        assert_eq!(tick(&c), 251);
+        c.on_ack(&mut st, &ack_rtt(at(36.1), MS10, MS10));
+        assert_eq!(tick(&c), 259);
+        // t = 9 ticks since the epoch + ⌈10 ms⌉ = 3 ticks: 12/250 s in 1/1024 s units
+        let e = c.epoch.unwrap();
+        let t = ((12u64 << 10) / 250) as f64 / 1024.0;
+        let k = (e.k * 1024.0).floor() / 1024.0;
+        let target = e.origin - (0.4 * (k - t).powi(3)).floor();
+        assert_eq!(c.cnt, (71.0 / (target - 71.0)).floor().max(2.0));
+        // A continuous clock: 31 ms, whatever the tick.
+        let (mut c, mut st, _) = epoch_after_a_loss_at_100(linux());
+        st.cwnd = 71.0;
+        c.on_ack(&mut st, &ack_rtt(at(3.9), MS10, MS10));
+        assert_eq!(c.cnt_stamp.unwrap(), (71.0, at(3.9)));
+        c.on_ack(&mut st, &ack_rtt(at(34.9), MS10, MS10));
+        assert_eq!(c.cnt_stamp.unwrap().1, at(3.9));
+        c.on_ack(&mut st, &ack_rtt(at(35.0), MS10, MS10));
+        assert_eq!(c.cnt_stamp.unwrap().1, at(35.0));
+    }
+
     /// tcp_cong_avoid_ai counts ACKs toward cnt in snd_cwnd_cnt: credits counted while
     /// cnt was held at the plateau's 100·cwnd meet the next, lower cnt whole ("apply them
     /// gently now": +1 at once, the credits cleared), where a fraction of cwnd would have
@@ -1422,6 +1527,24 @@ mod tests {
                 .cnt_hold
         };
         assert!(hold(Profile::Linux) && !hold(Profile::Ns3) && !hold(Profile::Ns2));
+        let hz = |v: toml::Value| {
+            let mut t = toml::value::Table::new();
+            t.insert("hz".into(), v);
+            CubicConfig::from_params(&mut Params::new("cubic", &t, Profile::Linux)).map(|c| c.hz)
+        };
+        assert_eq!(hz(toml::Value::Integer(250)), Ok(250));
+        assert!(hz(toml::Value::Float(2.5))
+            .unwrap_err()
+            .contains("whole number"));
+        assert!(hz(toml::Value::Integer(-1)).unwrap_err().contains("hz"));
+        assert_eq!(d_hz(Profile::Linux), 0, "a continuous clock by default");
+    }
+
+    fn d_hz(p: Profile) -> u32 {
+        let none = toml::value::Table::new();
+        CubicConfig::from_params(&mut crate::cc::params::Params::new("cubic", &none, p))
+            .unwrap()
+            .hz
     }
 
     /// Integrate the rate form at a fixed RTT for `secs` seconds from `t0`.
