@@ -198,7 +198,9 @@ impl RateSample {
 #[non_exhaustive]
 pub struct Ack {
     pub now: Time,
-    /// Newly acknowledged data, in segments.
+    /// Newly acknowledged data, in segments: the cumulative ACK's advance, or with
+    /// `tcp.grow_by_delivered` (linux profile) what the ACK newly delivers, not SACKed
+    /// before or newly SACKed (Linux's `acked_sacked`).
     pub acked: f64,
     /// Data in flight after this ACK, in segments.
     pub in_flight: f64,

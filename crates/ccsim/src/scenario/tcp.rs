@@ -66,6 +66,11 @@ pub struct TcpOpts {
     /// an ACK of every segment it cumulatively acknowledges, SACKed ones included, as
     /// ns-3's `ProcessAck` calls `IncreaseWindow(segsAcked)`; off: it only sets cwnd.
     pub exit_ack_increase: Option<bool>,
+    /// With SACK, the congestion-avoidance and slow-start laws hear the segments each
+    /// ACK newly delivers (cumulatively acknowledged and not SACKed before, plus newly
+    /// SACKed), on the ACK that ends a recovery too, as Linux's `tcp_cong_control`
+    /// passes `acked_sacked`; off: the cumulative ACK's advance, outside recovery only.
+    pub grow_by_delivered: Option<bool>,
     /// A timeout inside fast recovery computes ssthresh anew (ns-3), instead of keeping
     /// the one the recovery set (Linux `tcp_enter_loss`, ns-2).
     pub rto_new_ssthresh: Option<bool>,
@@ -140,6 +145,7 @@ pub struct ProfileDefaults {
     pub prr_ns3: bool,
     pub partial_ack_send: bool,
     pub exit_ack_increase: bool,
+    pub grow_by_delivered: bool,
     pub rto_new_ssthresh: bool,
     pub rto_keeps_sack: bool,
     pub ssthresh_from_pipe: bool,
@@ -184,6 +190,9 @@ impl ProfileDefaults {
                 prr_ns3: false,
                 partial_ack_send: false,
                 exit_ack_increase: false,
+                // tcp_cong_control(sk, ack, delivered, ...): tcp_cong_avoid(acked_sacked),
+                // in Open by the ACK that ends recovery.
+                grow_by_delivered: true,
                 rto_new_ssthresh: false,
                 rto_keeps_sack: true,
                 ssthresh_from_pipe: false,
@@ -220,6 +229,7 @@ impl ProfileDefaults {
                 prr_ns3: false,
                 partial_ack_send: false,
                 exit_ack_increase: false,
+                grow_by_delivered: false,
                 rto_new_ssthresh: false,
                 rto_keeps_sack: false,
                 ssthresh_from_pipe: false,
@@ -265,6 +275,7 @@ impl ProfileDefaults {
                 // IncreaseWindow(segsAcked) on the ACK that leaves CA_RECOVERY.
                 partial_ack_send: true,
                 exit_ack_increase: true,
+                grow_by_delivered: false,
                 rto_new_ssthresh: true,
                 rto_keeps_sack: true,
                 ssthresh_from_pipe: true,
@@ -318,6 +329,7 @@ impl TcpOpts {
             prr_ns3,
             partial_ack_send,
             exit_ack_increase,
+            grow_by_delivered,
             rto_new_ssthresh,
             rto_keeps_sack,
             ssthresh_from_pipe,

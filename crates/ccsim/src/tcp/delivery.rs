@@ -751,6 +751,7 @@ mod tests {
             prr_ns3: false,
             partial_ack_send: false,
             exit_ack_increase: false,
+            grow_by_delivered: false,
         };
         let mut s = Sender::new(cfg, Box::new(Recorder(heard.clone())), 0, 0, None);
         let mut out = Vec::new();

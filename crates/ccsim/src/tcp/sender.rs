@@ -108,6 +108,10 @@ pub struct SenderConfig {
     /// ACK of every segment it cumulatively acknowledges (ns-3's `ProcessAck`:
     /// `IncreaseWindow(segsAcked)`).
     pub exit_ack_increase: bool,
+    /// With SACK, the law hears the segments an ACK newly delivers (not SACKed before,
+    /// or newly SACKed), on the ACK that ends recovery too (Linux `tcp_cong_control`'s
+    /// `acked_sacked`); off: the cumulative advance, outside recovery.
+    pub grow_by_delivered: bool,
     /// A timeout inside fast recovery asks the algorithm for a new ssthresh (ns-3's
     /// `ReTxTimeout`) instead of keeping the recovery's (Linux `tcp_enter_loss`).
     pub rto_new_ssthresh: bool,
@@ -282,6 +286,10 @@ pub struct Sender {
     last_tx: Option<Time>,
     /// The last send attempt deferred an skb (Linux sets `is_cwnd_limited` then).
     deferred: bool,
+    /// With `grow_by_delivered`, an ACK's growth waits for its loss detection
+    /// (`tcp_fastretrans_alert` runs before `tcp_cong_control`): segments delivered,
+    /// the ACK's context, XCP feedback, ECE.
+    pending_growth: Option<(u64, AckCtx, Option<f64>, bool)>,
     /// Send times for TSO deferral's expected-ACK test and Linux's RTT samples when
     /// RACK, which keeps them, is off.
     xmit: Option<Box<XmitRing>>,
@@ -419,6 +427,7 @@ impl Sender {
             gso: GsoBurst::default(),
             last_tx: None,
             deferred: false,
+            pending_growth: None,
             xmit,
             sack_span: None,
             stats: SenderStats::default(),
@@ -1305,6 +1314,7 @@ impl Sender {
                     self.enter_recovery(now, out);
                 }
             }
+            self.apply_pending_growth(now);
         } else if a == self.snd_una && self.snd_una < self.high_tx {
             if sack {
                 self.sack_update(ack, now);
@@ -1624,6 +1634,11 @@ impl Sender {
         let (ts_ecr, xcp) = (pkt.ts_ecr, pkt.xcp());
         let cwnd_limited = self.cwnd_limited();
         let acked = a - self.snd_una;
+        let delivered = if self.cfg.grow_by_delivered && self.cfg.recovery == Recovery::Sack {
+            self.newly_delivered(a, pkt)
+        } else {
+            acked
+        };
         // RTT sample: the timestamp echo (RFC 7323 §4.3), or the timed segment (Karn).
         let echoed = if self.cfg.timestamps {
             (ts_ecr > Time::ZERO && ts_ecr <= now).then(|| now - ts_ecr)
@@ -1685,6 +1700,10 @@ impl Sender {
                         // ns-3 ProcessAck, leaving CA_RECOVERY: cWnd = ssThresh, then
                         // IncreaseWindow(segsAcked), segsAcked = (ack − old head) / MSS.
                         self.law_on_ack(now, acked, &cx, None, pkt.ece);
+                    } else if self.cfg.grow_by_delivered && !self.cong_control {
+                        // Linux: the ACK that ends recovery is in Open by tcp_cong_control,
+                        // which grows cwnd = ssthresh by what it newly delivered.
+                        self.pending_growth = Some((delivered, cx, None, pkt.ece));
                     }
                 } else if self.cfg.recovery == Recovery::Sack {
                     // RFC 6675 §5 (C): a cumulative ACK inside recovery only updates the
@@ -1721,14 +1740,49 @@ impl Sender {
                 if !self.cong_control {
                     let xcp_feedback =
                         xcp.map(|h| h.feedback as f64 / (self.cfg.mss + self.cfg.header) as f64);
-                    // Only ECN-capable data can come back CE, so ECE implies ECN.
-                    self.law_on_ack(now, acked, &cx, xcp_feedback, pkt.ece);
+                    if self.cfg.grow_by_delivered && self.cfg.recovery == Recovery::Sack {
+                        self.pending_growth = Some((delivered, cx, xcp_feedback, pkt.ece));
+                    } else {
+                        // Only ECN-capable data can come back CE, so ECE implies ECN.
+                        self.law_on_ack(now, acked, &cx, xcp_feedback, pkt.ece);
+                    }
                 }
             }
         }
         self.restart_timer(now);
-        self.end_round_if_due(now, &cx);
+        if self.pending_growth.is_none() {
+            self.end_round_if_due(now, &cx);
+        }
         sample
+    }
+
+    /// `grow_by_delivered`: the growth of an ACK whose SACK blocks and RACK have been
+    /// read (Linux `tcp_cong_control` after `tcp_fastretrans_alert`): none if they
+    /// started a recovery, whose PRR then sets cwnd; then the round's end.
+    fn apply_pending_growth(&mut self, now: Time) {
+        if let Some((delivered, cx, xcp_feedback, ece)) = self.pending_growth.take() {
+            if self.state != CaState::Recovery {
+                self.law_on_ack(now, delivered, &cx, xcp_feedback, ece);
+            }
+            self.end_round_if_due(now, &cx);
+        }
+    }
+
+    /// Linux `tcp_newly_delivered` on a cumulative ACK to `a`, before the scoreboard takes
+    /// it: the segments [snd_una, a) not SACKed before, and those its SACK blocks newly
+    /// SACK above `a` (tcp_cong_control grows cwnd by these, `acked_sacked`).
+    fn newly_delivered(&self, a: u64, pkt: &Packet) -> u64 {
+        let mut n = a - self.snd_una;
+        if self.sb.any_sacked() {
+            n -= self.sb.sacked(self.snd_una, a);
+        }
+        for (l, r) in pkt.sack_blocks() {
+            let (l, r) = (l.max(a), r.min(self.high_tx));
+            if r > l {
+                n += (r - l) - self.sb.sacked(l, r);
+            }
+        }
+        n
     }
 
     /// `tcp.cwnd_validation`: a window that did not limit sending does not grow (the
@@ -2036,6 +2090,7 @@ mod tests {
             prr_ns3: false,
             partial_ack_send: false,
             exit_ack_increase: false,
+            grow_by_delivered: false,
             rto_new_ssthresh: false,
             rto_keeps_sack: false,
             ssthresh_from_pipe: false,
@@ -2823,6 +2878,32 @@ mod tests {
             s.on_ack(&ack(20, ms(200)), ms(200), &mut out);
             assert_eq!(s.state(), CaState::Open);
             assert_eq!(s.cwnd(), want, "exit_ack_increase {on}");
+        }
+    }
+
+    /// `grow_by_delivered`, Linux's `tcp_cong_control(sk, ack, delivered, ...)`: the law
+    /// hears what an ACK newly delivers. Segment 0 of 0..20 lost, 1..=3 SACKed by three
+    /// duplicates (recovery, ssthresh 10): the ACK of all 20 ends the recovery and grows
+    /// cwnd = ssthresh by the 17 segments it delivers that were not SACKed (Reno's law
+    /// here: 17/10), where without it cwnd only becomes ssthresh. Then in Open an ACK
+    /// that advances one segment and SACKs two more above a new hole is heard as 3, not 1.
+    #[test]
+    fn grow_by_delivered_counts_what_each_ack_newly_delivers() {
+        for (on, at_exit, after) in [(true, 11.7, 11.7 + 3.0 / 11.7), (false, 10.0, 10.1)] {
+            let (mut s, _) = sender_open(Recovery::Sack, 20.0);
+            s.cfg.grow_by_delivered = on;
+            let mut out = Vec::new();
+            dupacks(&mut s, 3, &mut out);
+            assert_eq!(s.ssthresh(), 10.0);
+            s.on_ack(&ack(20, ms(200)), ms(200), &mut out);
+            assert_eq!(s.state(), CaState::Open);
+            assert!((s.cwnd() - at_exit).abs() < 1e-9, "{on}: {}", s.cwnd());
+            let hi = s.snd_nxt;
+            assert!(hi >= 24, "{hi}");
+            // 20 arrives, 21 is lost, 22 and 23 arrive: one ACK to 21 SACKing 22..24.
+            let p = sack_ack(21, &[(22, 24)], ms(210), T0);
+            s.on_ack(&p, ms(210), &mut out);
+            assert!((s.cwnd() - after).abs() < 1e-9, "{on}: {}", s.cwnd());
         }
     }
 
