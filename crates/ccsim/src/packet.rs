@@ -143,6 +143,12 @@ impl Packet {
     }
 
     /// SACK blocks as absolute segment ranges.
+    /// The ACK carries SACK blocks.
+    #[inline]
+    pub fn has_sack(&self) -> bool {
+        matches!(self.opt, TcpOpt::Sack { n, .. } if n > 0)
+    }
+
     pub fn sack_blocks(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         let blocks: &[(u32, u32)] = match &self.opt {
             TcpOpt::Sack { n, blocks } => &blocks[..*n as usize],

@@ -320,6 +320,19 @@ impl Scoreboard {
             .sum()
     }
 
+    /// SACKed segments below `y` (every range lies at or above snd_una): the ranges
+    /// from the front, stopping at the first at or above `y`.
+    pub fn sacked_below(&self, y: u64) -> u64 {
+        let mut n = 0;
+        for &(s, e) in &self.sacked {
+            if s >= y {
+                break;
+            }
+            n += e.min(y) - s;
+        }
+        n
+    }
+
     /// SACKed segments in [snd_una, high_tx): the kept total when every range lies
     /// there (the case after `advance`), else counted.
     pub fn sacked(&self, snd_una: u64, high_tx: u64) -> u64 {

@@ -1337,13 +1337,15 @@ impl Sender {
     #[inline]
     fn sack_update(&mut self, ack: &Packet, now: Time) {
         let timed = self.cfg.linux_rto;
-        if self.rack.is_some() || timed {
+        if self.rack.is_some() || timed || self.pending_growth.is_some() {
             let (rack, xmit) = (&mut self.rack, &self.xmit);
             let mut new = false;
+            let mut newly = 0;
             let mut span: Option<(Time, Time)> = None;
             self.sb
                 .update_with(ack.sack_blocks(), self.snd_una, self.high_tx, |x, y| {
                     new = true;
+                    newly += y - x;
                     if timed {
                         // Linux tcp_sacktag_one: first_sackt and last_sackt, of
                         // segments not retransmitted.
@@ -1361,6 +1363,11 @@ impl Sender {
                 });
             self.ack_new_sack = new;
             self.sack_span = span;
+            // grow_by_delivered (Linux tcp_newly_delivered): the segments this ACK newly
+            // SACKs count with those it newly acknowledges.
+            if let Some(g) = &mut self.pending_growth {
+                g.0 += newly;
+            }
         } else {
             self.sb
                 .update(ack.sack_blocks(), self.snd_una, self.high_tx);
@@ -1634,8 +1641,15 @@ impl Sender {
         let (ts_ecr, xcp) = (pkt.ts_ecr, pkt.xcp());
         let cwnd_limited = self.cwnd_limited();
         let acked = a - self.snd_una;
-        let delivered = if self.cfg.grow_by_delivered && self.cfg.recovery == Recovery::Sack {
-            self.newly_delivered(a, pkt)
+        // grow_by_delivered: an ACK with SACK information (its blocks, or SACKed data it
+        // may cover) grows by what it newly delivers, after its loss detection; any
+        // other grows by its advance at once, as before.
+        let by_delivered = self.cfg.grow_by_delivered
+            && self.cfg.recovery == Recovery::Sack
+            && (pkt.has_sack() || self.sb.any_sacked());
+        // What the ACK newly SACKs is added when its blocks are read (sack_update).
+        let delivered = if by_delivered {
+            acked - self.sb.sacked_below(a)
         } else {
             acked
         };
@@ -1703,7 +1717,11 @@ impl Sender {
                     } else if self.cfg.grow_by_delivered && !self.cong_control {
                         // Linux: the ACK that ends recovery is in Open by tcp_cong_control,
                         // which grows cwnd = ssthresh by what it newly delivered.
-                        self.pending_growth = Some((delivered, cx, None, pkt.ece));
+                        if by_delivered {
+                            self.pending_growth = Some((delivered, cx, None, pkt.ece));
+                        } else {
+                            self.law_on_ack(now, delivered, &cx, None, pkt.ece);
+                        }
                     }
                 } else if self.cfg.recovery == Recovery::Sack {
                     // RFC 6675 §5 (C): a cumulative ACK inside recovery only updates the
@@ -1740,11 +1758,11 @@ impl Sender {
                 if !self.cong_control {
                     let xcp_feedback =
                         xcp.map(|h| h.feedback as f64 / (self.cfg.mss + self.cfg.header) as f64);
-                    if self.cfg.grow_by_delivered && self.cfg.recovery == Recovery::Sack {
+                    if by_delivered {
                         self.pending_growth = Some((delivered, cx, xcp_feedback, pkt.ece));
                     } else {
                         // Only ECN-capable data can come back CE, so ECE implies ECN.
-                        self.law_on_ack(now, acked, &cx, xcp_feedback, pkt.ece);
+                        self.law_on_ack(now, delivered, &cx, xcp_feedback, pkt.ece);
                     }
                 }
             }
@@ -1759,6 +1777,7 @@ impl Sender {
     /// `grow_by_delivered`: the growth of an ACK whose SACK blocks and RACK have been
     /// read (Linux `tcp_cong_control` after `tcp_fastretrans_alert`): none if they
     /// started a recovery, whose PRR then sets cwnd; then the round's end.
+    #[inline]
     fn apply_pending_growth(&mut self, now: Time) {
         if let Some((delivered, cx, xcp_feedback, ece)) = self.pending_growth.take() {
             if self.state != CaState::Recovery {
@@ -1766,23 +1785,6 @@ impl Sender {
             }
             self.end_round_if_due(now, &cx);
         }
-    }
-
-    /// Linux `tcp_newly_delivered` on a cumulative ACK to `a`, before the scoreboard takes
-    /// it: the segments [snd_una, a) not SACKed before, and those its SACK blocks newly
-    /// SACK above `a` (tcp_cong_control grows cwnd by these, `acked_sacked`).
-    fn newly_delivered(&self, a: u64, pkt: &Packet) -> u64 {
-        let mut n = a - self.snd_una;
-        if self.sb.any_sacked() {
-            n -= self.sb.sacked(self.snd_una, a);
-        }
-        for (l, r) in pkt.sack_blocks() {
-            let (l, r) = (l.max(a), r.min(self.high_tx));
-            if r > l {
-                n += (r - l) - self.sb.sacked(l, r);
-            }
-        }
-        n
     }
 
     /// `tcp.cwnd_validation`: a window that did not limit sending does not grow (the
