@@ -469,6 +469,17 @@ mod tests {
         sb
     }
 
+    /// SACKed segments below a point, by the front scan, agree with the counting pass:
+    /// ranges (1, 2) and (3, 10).
+    #[test]
+    fn sacked_below_counts_the_ranges_under_a_point() {
+        let sb = two_holes();
+        for (y, want) in [(0, 0), (1, 0), (2, 1), (3, 1), (5, 3), (10, 8), (12, 8)] {
+            assert_eq!(sb.sacked_below(y), want, "below {y}");
+            assert_eq!(sb.sacked_below(y), sb.sacked_in(0, y), "below {y}");
+        }
+    }
+
     #[test]
     fn update_merges_touching_ranges_and_advance_drops_below_una() {
         let mut sb = two_holes();
