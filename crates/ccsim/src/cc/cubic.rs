@@ -329,7 +329,12 @@ pub struct Cubic {
 const CNT_HOLD: Time = Time(31_000_000_000);
 
 /// `tcp_jiffies32` at `now` for a clock of `hz` ticks a second, started with the run.
+/// 0 for a continuous clock (`hz = 0`), without the 128-bit division every ACK would pay.
+#[inline]
 fn jiffies(now: Time, hz: u32) -> u64 {
+    if hz == 0 {
+        return 0;
+    }
     (u128::from(now.ps()) * u128::from(hz) / 1_000_000_000_000) as u64
 }
 
