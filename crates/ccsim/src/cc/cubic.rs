@@ -53,9 +53,10 @@ pub struct CubicConfig {
     /// does (linux profile).
     pub paced_train: bool,
     /// The Linux form's clock, ticks a second: `bictcp_update` reads jiffies
-    /// (`tcp_jiffies32`, through 6.10 at least), so the epoch's time, the hold of cnt
-    /// (HZ/32 ticks) and its once-per-jiffy recomputation move in steps of 1/hz s.
-    /// 0 (every profile's default): a continuous clock, the hold 31 ms.
+    /// (`tcp_jiffies32`; 6.18's machine code, validation/linux/kernel_clock.py), so the
+    /// epoch's time, the hold of cnt (HZ/32 ticks) and its once-per-jiffy recomputation
+    /// move in steps of 1/hz s. [`LINUX_HZ`] in the linux profile; 0, a continuous
+    /// clock with a 31 ms hold, in the others.
     pub hz: u32,
     /// HyStart's thresholds as ns-3.44's `TcpCubic::HystartUpdate` sets them (ns3
     /// profile; `HyStartThresholds::Ns3`) instead of Linux's.
@@ -163,10 +164,21 @@ impl CubicConfig {
     }
 }
 
+/// The linux profile's CUBIC clock: CONFIG_HZ's Kconfig default (kernel/Kconfig.hz),
+/// and the testbed kernel's, whose `cubictcp_cong_avoid` compares jiffies − last_time
+/// with HZ/32 = 7 (validation/linux/kernel_clock.json; docs/linux.md, "CUBIC's clock").
+pub const LINUX_HZ: u32 = 250;
+
 /// `hz`: the Linux form's clock, ticks a second (CONFIG_HZ: 100, 250, 300 or 1000), or 0
-/// for a continuous clock (the default: docs/linux.md, "CUBIC's clock").
+/// for a continuous clock. Default: [`LINUX_HZ`] in the linux profile, continuous in
+/// ns3 (ns-3's `Simulator::Now`) and ns2 (the RFC form, which has no ticks).
 fn hz(p: &mut Params) -> Result<u32, String> {
-    let x = p.num("hz", 0.0, 0.0, 100_000.0)?;
+    let d = if p.profile() == Profile::Linux {
+        f64::from(LINUX_HZ)
+    } else {
+        0.0
+    };
+    let x = p.num("hz", d, 0.0, 100_000.0)?;
     if x.fract() != 0.0 {
         return Err(format!(
             "hz: expected a whole number of ticks a second (0 for a continuous clock), got {x}"
@@ -329,13 +341,18 @@ pub struct Cubic {
 const CNT_HOLD: Time = Time(31_000_000_000);
 
 /// `tcp_jiffies32` at `now` for a clock of `hz` ticks a second, started with the run.
-/// 0 for a continuous clock (`hz = 0`), without the 128-bit division every ACK would pay.
+/// 0 for a continuous clock (`hz = 0`). The product fits 64 bits for runs up to 5 hours
+/// at HZ = 1000, so the per-ACK division is by a constant; past that, 128 bits.
 #[inline]
 fn jiffies(now: Time, hz: u32) -> u64 {
+    const PS_PER_S: u64 = 1_000_000_000_000;
     if hz == 0 {
         return 0;
     }
-    (u128::from(now.ps()) * u128::from(hz) / 1_000_000_000_000) as u64
+    match now.ps().checked_mul(u64::from(hz)) {
+        Some(x) => x / PS_PER_S,
+        None => (u128::from(now.ps()) * u128::from(hz) / u128::from(PS_PER_S)) as u64,
+    }
 }
 
 /// Linux's HyStart state (`tcp_cubic.c`: found, round_start, last_ack, curr_rtt,
@@ -1110,6 +1127,21 @@ mod tests {
         }
     }
 
+    /// jiffies() counts whole ticks from the run's start, the same on its 64-bit path and
+    /// past it (u128) as the exact ⌊t·hz⌋.
+    #[test]
+    fn jiffies_count_whole_ticks_on_both_paths() {
+        assert_eq!(jiffies(Time(3_999_999_999), 250), 0);
+        assert_eq!(jiffies(Time(4_000_000_000), 250), 1);
+        assert_eq!(jiffies(Time::from_secs(60), 250), 15_000);
+        assert_eq!(jiffies(Time::from_secs(60), 300), 18_000);
+        assert_eq!(jiffies(Time::from_secs(60), 0), 0);
+        // 6 hours at HZ = 1000: ps·hz is past u64 (2.16e19 > 1.8e19)
+        let long = Time::from_secs(6 * 3600) + Time(999_999_999);
+        assert!(long.ps().checked_mul(1000).is_none());
+        assert_eq!(jiffies(long, 1000), 6 * 3600 * 1000);
+    }
+
     /// With `hz` ticks a second (tcp_jiffies32) bictcp_update holds cnt while
     /// (jiffies − last_time) ≤ HZ/32, 7 ticks at HZ = 250 (28–32 ms), computes it at
     /// most once a tick even when cwnd changes, and reads the epoch's time in ticks,
@@ -1537,12 +1569,15 @@ mod tests {
             t.insert("hz".into(), v);
             CubicConfig::from_params(&mut Params::new("cubic", &t, Profile::Linux)).map(|c| c.hz)
         };
-        assert_eq!(hz(toml::Value::Integer(250)), Ok(250));
+        assert_eq!(hz(toml::Value::Integer(1000)), Ok(1000));
+        assert_eq!(hz(toml::Value::Integer(0)), Ok(0));
         assert!(hz(toml::Value::Float(2.5))
             .unwrap_err()
             .contains("whole number"));
         assert!(hz(toml::Value::Integer(-1)).unwrap_err().contains("hz"));
-        assert_eq!(d_hz(Profile::Linux), 0, "a continuous clock by default");
+        assert_eq!(d_hz(Profile::Linux), 250, "Linux's jiffies at Kconfig's HZ");
+        assert_eq!(d_hz(Profile::Ns3), 0, "ns-3's continuous clock");
+        assert_eq!(d_hz(Profile::Ns2), 0);
     }
 
     fn d_hz(p: Profile) -> u32 {
