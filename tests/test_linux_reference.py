@@ -234,8 +234,23 @@ def test_linux_profiles_cubic_counts_the_testbed_kernels_jiffies():
     disassembled through BPF): bictcp_update holds cnt while jiffies - last_time is at most
     HZ/32 = 7, jiffies advance 250 a second, and CONFIG_HZ is 250. The profile's default
     runs exactly as `hz = 250` does, and the parameter reaches the run (a continuous clock
-    gives another share)."""
+    gives another share). The kernel module's parameters are recorded beside the clock:
+    HyStart from 16 segments with 2 ms ACK trains and both detectors, fast convergence and
+    the Reno-friendly region on, no initial ssthresh, as the linux profile's CUBIC
+    (cc/cubic.rs HYSTART_LOW_WINDOW, HYSTART_ACK_DELTA); its β = 717/1024 and C =
+    410/1024 where ccsim's are 0.7 and 0.4 (docs/linux.md, CUBIC's clock, measured)."""
     kc = json.loads((ROOT / "validation/linux/kernel_clock.json").read_text())
+    assert kc["tcp_cubic_parameters"] == {
+        "beta": 717,
+        "bic_scale": 41,
+        "fast_convergence": 1,
+        "hystart": 1,
+        "hystart_ack_delta_us": 2000,
+        "hystart_detect": 3,
+        "hystart_low_window": 16,
+        "initial_ssthresh": 0,
+        "tcp_friendliness": 1,
+    }, kc
     assert kc["clock"] == "jiffies" and kc["kernel"].startswith("6.18"), kc
     assert kc["hz"] == kc["config_hz"] == 250, kc
     assert kc["hold"]["compared_with"] == kc["hz"] // 32, kc

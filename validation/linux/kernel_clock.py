@@ -15,7 +15,8 @@ disassembles it, and the hold is the instruction triple
     cmp  $<HZ/32>,%eax
 
 The global is then read twice, half a second apart: jiffies advance by HZ/2 in that time.
-CONFIG_HZ comes from /proc/config.gz where the kernel offers it.
+CONFIG_HZ comes from /proc/config.gz where the kernel offers it, and tcp_cubic's module
+parameters (beta, bic_scale, HyStart's) from /sys/module/tcp_cubic/parameters.
 
 Needs root, x86-64, `apt-get install bpftrace binutils`. Writes kernel_clock.json:
 
@@ -155,6 +156,13 @@ def config_hz() -> int | None:
     return None
 
 
+def cubic_parameters() -> dict[str, int]:
+    """tcp_cubic's module parameters (beta in 1/1024, bic_scale, HyStart's), as the kernel
+    runs them."""
+    d = Path("/sys/module/tcp_cubic/parameters")
+    return {f.name: int(f.read_text()) for f in sorted(d.iterdir())} if d.is_dir() else {}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, default=HERE / "kernel_clock.json")
@@ -194,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
         "hz": min((100, 250, 300, 1000), key=lambda h: abs(h - rate))
         if clock == "jiffies"
         else None,
+        "tcp_cubic_parameters": cubic_parameters(),
         "how": "python3 validation/linux/kernel_clock.py",
     }
     a.out.write_text(json.dumps(res, indent=1) + "\n")
