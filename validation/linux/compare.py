@@ -391,14 +391,69 @@ def tolerance(metric: str, linux_mean: float) -> float:
     return max(TOLERANCES[metric]["abs"], TOLERANCES[metric]["rel"] * abs(linux_mean))
 
 
+# The tests' precision rule: ccsim's mean for a point is taken over seeds 1..n, where n
+# grows from the given seeds until every compared metric's standard error across seeds is
+# at most SE_PER_TOL of its tolerance, or MAX_SEEDS. Its trajectories are chaotic: a
+# change of 0.03 % in CUBIC's beta reorders a run's congestion events, and at ten seeds
+# a share's standard error (sd 0.03-0.04) is a third of its 0.03 tolerance, so a mean at
+# the tolerance's edge passed or failed by the seeds' luck. The rule looks only at the
+# spread, never at the verdict.
+SE_PER_TOL = 0.25
+MAX_SEEDS = 40
+
+
+def _seeds_needed(point: str, runs: list[dict], lin: dict) -> int:
+    """The seeds the precision rule asks for, from the spread of *runs*."""
+    need = len(runs)
+    for m in TOLERANCES:
+        lm = _num(lin.get(f"{m}_mean"))
+        vals = [r[m] for r in runs if m in r and not math.isnan(r[m])]
+        if lm is None or len(vals) < 2:
+            continue
+        tol = tolerance(m, lm)
+        sd = statistics.stdev(vals)
+        if tol > 0 and sd > 0:
+            need = max(need, math.ceil((sd / (SE_PER_TOL * tol)) ** 2))
+    return need
+
+
+def precise(sample, tol: float, first: int = 10) -> dict[str, list[float]]:
+    """The precision rule for a statistic of one's own: *sample*(seed) -> {name: value}
+    over seeds 1..n, n from *first* until each name's standard error is at most SE_PER_TOL
+    of *tol* (MAX_SEEDS at most); the values by name."""
+    rows = [sample(s) for s in range(1, first + 1)]
+    while len(rows) < MAX_SEEDS:
+        need = len(rows)
+        for k in rows[0]:
+            sd = statistics.stdev(r[k] for r in rows)
+            need = max(need, math.ceil((sd / (SE_PER_TOL * tol)) ** 2))
+        need = min(need, MAX_SEEDS)
+        if need <= len(rows):
+            break
+        rows += [sample(s) for s in range(len(rows) + 1, need + 1)]
+    return {k: [r[k] for r in rows] for k in rows[0]}
+
+
 def compare_point(
-    point: str, seeds=(1, 2, 3), overrides=None, jitter=True, reference: dict | None = None
+    point: str,
+    seeds=(1, 2, 3),
+    overrides=None,
+    jitter=True,
+    reference: dict | None = None,
+    max_seeds: int | None = None,
 ) -> dict:
     """ccsim's mean over *seeds* against Linux's mean for each metric of *point*: the
-    reference tables (summary.csv), or *reference* (e.g. unpaced_summary())."""
+    reference tables (summary.csv), or *reference* (e.g. unpaced_summary()). With
+    *max_seeds*, more seeds follow *seeds* as the precision rule asks, up to that many."""
     lin = (reference or linux_summary())[point]
     runs = [run_point(point, s, overrides, jitter) for s in seeds]
-    out = {"point": point, "metrics": {}}
+    while max_seeds and len(runs) < max_seeds:
+        need = min(_seeds_needed(point, runs, lin), max_seeds)
+        if need <= len(runs):
+            break
+        nxt = max(seeds) + 1 + len(runs) - len(seeds)
+        runs += [run_point(point, s, overrides, jitter) for s in range(nxt, nxt + need - len(runs))]
+    out = {"point": point, "seeds": len(runs), "metrics": {}}
     for m in list(TOLERANCES) + REPORTED:
         lm = _num(lin.get(f"{m}_mean"))
         if lm is None:
@@ -458,6 +513,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("points", nargs="*")
     ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument(
+        "--precise",
+        action="store_true",
+        help=f"add seeds as the tests' precision rule asks (standard error <= "
+        f"{SE_PER_TOL} of each tolerance, at most {MAX_SEEDS} seeds)",
+    )
     ap.add_argument("--set", action="append", default=[], help="override KEY=VALUE (TOML value)")
     ap.add_argument("--no-jitter", action="store_true")
     ap.add_argument(
@@ -497,7 +558,14 @@ def main(argv=None) -> int:
         ref = quiet_summary()
     res = []
     for p in a.points or (list(ref) if ref else points()):
-        r = compare_point(p, tuple(range(1, a.seeds + 1)), ov, not a.no_jitter, ref)
+        r = compare_point(
+            p,
+            tuple(range(1, a.seeds + 1)),
+            ov,
+            not a.no_jitter,
+            ref,
+            MAX_SEEDS if a.precise else None,
+        )
         res.append(r)
         print(table([r]).split("\n", 2)[2], flush=True)
     if a.json:

@@ -61,6 +61,13 @@ pub struct CubicConfig {
     /// HyStart's thresholds as ns-3.44's `TcpCubic::HystartUpdate` sets them (ns3
     /// profile; `HyStartThresholds::Ns3`) instead of Linux's.
     pub ns3_hystart: bool,
+    /// The Linux form in `tcp_cubic.c`'s fixed point (linux profile): β and C held as
+    /// the module's integers (`beta` in 1/1024, C = `bic_scale`·10/1024: 717 and 41 for
+    /// 0.7 and 0.4), K by `cubic_root` (a table and one Newton step, not ∛), the curve's
+    /// distance `cube_rtt_scale`·offs³ >> 40 in 1/1024 s, and W_max and ssthresh in
+    /// integer division. [`KernelCubic`]. `fixed_point = true | false`, on by default
+    /// in the linux profile.
+    pub kernel: bool,
     /// The slow-start exit heuristic (per-ACK form only).
     pub hystart: HyStartMode,
 }
@@ -87,6 +94,7 @@ impl Default for CubicConfig {
             paced_train: false,
             hz: 0,
             ns3_hystart: false,
+            kernel: false,
             hystart: HyStartMode::Off,
         }
     }
@@ -96,22 +104,35 @@ impl CubicConfig {
     pub fn from_params(p: &mut Params) -> Result<Self, String> {
         let d = CubicConfig::default();
         let linux = p.profile() != Profile::Ns2;
+        let c = p.pos("c", d.c, 1e6)?;
+        let beta = p.pos("beta", d.beta, 0.999)?;
+        let linux_form = p.choice(
+            "form",
+            &["rfc", "linux"],
+            if linux { "linux" } else { "rfc" },
+        )? == "linux";
+        let kernel = linux_form && p.flag("fixed_point", p.profile() == Profile::Linux)?;
+        if kernel {
+            KernelCubic::check(c, beta)?;
+        }
         Ok(CubicConfig {
-            c: p.pos("c", d.c, 1e6)?,
-            beta: p.pos("beta", d.beta, 0.999)?,
+            c,
+            beta,
             fast_convergence: p.flag("fast_convergence", d.fast_convergence)?,
             reno_friendly: p.flag("reno_friendly", d.reno_friendly)?,
-            linux: p.choice(
-                "form",
-                &["rfc", "linux"],
-                if linux { "linux" } else { "rfc" },
-            )? == "linux",
+            linux: linux_form,
             cnt_hold: p.profile() == Profile::Linux,
             paced_train: p.profile() == Profile::Linux,
             hz: hz(p)?,
             ns3_hystart: p.profile() == Profile::Ns3,
+            kernel,
             hystart: hystart_mode(p, linux)?,
         })
+    }
+
+    /// The fixed point of [`kernel`](Self::kernel), for this β and C.
+    pub fn kernel_cubic(&self) -> KernelCubic {
+        KernelCubic::new(self.c, self.beta)
     }
 
     /// RFC 9438 §4.3: α_cubic = 3(1 − β_cubic)/(1 + β_cubic), so that AIMD(α, β) has
@@ -123,6 +144,9 @@ impl CubicConfig {
     /// Linux's `beta_scale` = 8·(1 + β)/(3·(1 − β)), truncated (15 at β = 717/1024):
     /// tcp_cwnd gains one segment per cwnd·beta_scale/8 ACKs, α_cubic per RTT.
     pub fn beta_scale(&self) -> f64 {
+        if self.kernel {
+            return self.kernel_cubic().beta_scale as f64;
+        }
         (8.0 * (1.0 + self.beta) / (3.0 * (1.0 - self.beta))).floor()
     }
 
@@ -168,6 +192,116 @@ impl CubicConfig {
 /// and the testbed kernel's, whose `cubictcp_cong_avoid` compares jiffies − last_time
 /// with HZ/32 = 7 (validation/linux/kernel_clock.json; docs/linux.md, "CUBIC's clock").
 pub const LINUX_HZ: u32 = 250;
+
+/// `tcp_cubic.c`'s fixed point: β in 1/1024 (`BICTCP_BETA_SCALE`), the curve's time in
+/// 1/1024 s (`BICTCP_HZ` = 10), and the constants `cubictcp_register` derives from the
+/// module parameters `beta` and `bic_scale` (validation/linux/kernel_clock.json reads
+/// them from the testbed's kernel: 717 and 41).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelCubic {
+    /// `beta`: β·1024, rounded (717 for 0.7, β = 0.7002).
+    pub beta: u64,
+    /// `cube_rtt_scale` = bic_scale·10 = C·1024 (410 for 0.4, C = 0.4004).
+    pub cube_rtt_scale: u64,
+    /// `cube_factor` = 2⁴⁰/cube_rtt_scale, truncated (`do_div`): K³ per segment of
+    /// W_max − cwnd, in (1/1024 s)³.
+    pub cube_factor: u64,
+    /// `beta_scale` = 8·(1024 + beta)/3/(1024 − beta) in integer division (15 at 717):
+    /// tcp_cwnd (W_est) gains one segment per cwnd·beta_scale/8 ACKs.
+    pub beta_scale: u64,
+}
+
+impl KernelCubic {
+    const BETA_SCALE: u64 = 1024;
+
+    fn beta_int(beta: f64) -> u64 {
+        (beta * Self::BETA_SCALE as f64).round() as u64
+    }
+
+    /// `bic_scale` = C·1024/10 rounded: the module holds C as a whole bic_scale.
+    fn bic_scale(c: f64) -> u64 {
+        (c * Self::BETA_SCALE as f64 / 10.0).round() as u64
+    }
+
+    /// Whether `c` and `beta` have the module's integers.
+    pub fn check(c: f64, beta: f64) -> Result<(), String> {
+        if Self::bic_scale(c) == 0 {
+            return Err(format!(
+                "c: the linux profile's CUBIC holds C as tcp_cubic's bic_scale·10/1024 with a \
+                 whole bic_scale of at least 1, so c must be at least 0.005; got {c}"
+            ));
+        }
+        if !(1..Self::BETA_SCALE).contains(&Self::beta_int(beta)) {
+            return Err(format!(
+                "beta: the linux profile's CUBIC holds β as tcp_cubic's beta/1024 with a \
+                 whole beta from 1 to 1023, so beta must be in [0.0005, 0.9995); got {beta}"
+            ));
+        }
+        Ok(())
+    }
+
+    /// `cubictcp_register`'s constants for this C and β (`check` bounds them).
+    pub fn new(c: f64, beta: f64) -> Self {
+        let beta = Self::beta_int(beta).clamp(1, Self::BETA_SCALE - 1);
+        let cube_rtt_scale = Self::bic_scale(c).max(1) * 10;
+        KernelCubic {
+            beta,
+            cube_rtt_scale,
+            cube_factor: (1u64 << 40) / cube_rtt_scale,
+            beta_scale: 8 * (Self::BETA_SCALE + beta) / 3 / (Self::BETA_SCALE - beta),
+        }
+    }
+
+    /// `cubictcp_recalc_ssthresh`: max(cwnd·beta/1024, 2), truncated.
+    pub fn ssthresh(&self, cwnd: u64) -> u64 {
+        (cwnd * self.beta / Self::BETA_SCALE).max(2)
+    }
+
+    /// Fast convergence's W_max for a loss at `cwnd` below the last W_max:
+    /// cwnd·(1024 + beta)/2048, truncated.
+    pub fn w_max_below(&self, cwnd: u64) -> u64 {
+        cwnd * (Self::BETA_SCALE + self.beta) / (2 * Self::BETA_SCALE)
+    }
+
+    /// `bic_K`, in 1/1024 s: cubic_root(cube_factor·(W_max − cwnd)).
+    pub fn k(&self, below_w_max: u64) -> u64 {
+        u64::from(cubic_root(self.cube_factor * below_w_max))
+    }
+
+    /// The curve's distance from its plateau at `offs` = |t − K| (1/1024 s), in whole
+    /// segments: cube_rtt_scale·offs³ >> (10 + 3·BICTCP_HZ), in u64 as the kernel
+    /// computes it (it wraps past offs ≈ 330 s, as the kernel's does).
+    pub fn delta(&self, offs: u64) -> u64 {
+        self.cube_rtt_scale
+            .wrapping_mul(offs)
+            .wrapping_mul(offs)
+            .wrapping_mul(offs)
+            >> 40
+    }
+}
+
+/// `tcp_cubic.c`'s `cubic_root`: ∛a from a 64-entry table of the top bits and one
+/// Newton-Raphson step, x ← (2x + a/(x(x − 1)))·341/1024 (its comment: average error
+/// about 0.195 %).
+pub fn cubic_root(a: u64) -> u32 {
+    // v[x] = ∛(x·2¹⁸) − 1, refined by hand (Willy Tarreau): ∛x = (v[x] + 10) >> 6.
+    const V: [u8; 64] = [
+        0, 54, 54, 54, 118, 118, 118, 118, 123, 129, 134, 138, 143, 147, 151, 156, 157, 161, 164,
+        168, 170, 173, 176, 179, 181, 185, 187, 190, 192, 194, 197, 199, 200, 202, 204, 206, 209,
+        211, 213, 215, 217, 219, 221, 222, 224, 225, 227, 229, 231, 232, 234, 236, 237, 239, 240,
+        242, 244, 245, 246, 248, 250, 251, 252, 254,
+    ];
+    let fls = 64 - a.leading_zeros();
+    if fls < 7 {
+        return (u32::from(V[a as usize]) + 35) >> 6;
+    }
+    let b = ((fls * 84) >> 8) - 1;
+    let shift = (a >> (b * 3)) as usize;
+    let x = ((u32::from(V[shift]) + 10) << b) >> 6;
+    // u32 as in the kernel (no overflow below a = 2⁶⁴: x < 2²²).
+    let x = (2 * x).wrapping_add((a / (u64::from(x) * u64::from(x - 1))) as u32);
+    x.wrapping_mul(341) >> 10
+}
 
 /// `hz`: the Linux form's clock, ticks a second (CONFIG_HZ: 100, 250, 300 or 1000), or 0
 /// for a continuous clock. Default: [`LINUX_HZ`] in the linux profile, continuous in
@@ -334,6 +468,10 @@ pub struct Cubic {
     /// cwnd when cnt is held (linux profile): credits counted at one cnt meet the next
     /// one whole (`tcp_cong_avoid_ai`), which a fraction of cwnd cannot carry.
     cwnd_cnt: f64,
+    /// `cubictcp_register`'s constants (used when `p.kernel`), and beta_scale, computed
+    /// once.
+    kc: KernelCubic,
+    beta_scale: f64,
 }
 
 /// bictcp_update keeps cnt for HZ/32 while cwnd is unchanged: with a continuous clock
@@ -476,6 +614,8 @@ impl Cubic {
             cnt: 2.0,
             cnt_stamp: None,
             cwnd_cnt: 0.0,
+            kc: p.kernel_cubic(),
+            beta_scale: p.beta_scale(),
         }
     }
 
@@ -517,9 +657,16 @@ impl Cubic {
 
     fn start_epoch(&mut self, now: Time, cwnd_epoch: f64) {
         let origin = self.w_max.max(cwnd_epoch);
+        let k = if self.p.kernel {
+            // bic_K in 1/1024 s, held exactly as a binary fraction of a second.
+            let below = (origin - cwnd_epoch) as u64;
+            self.kc.k(below) as f64 / 1024.0
+        } else {
+            self.p.k(origin, cwnd_epoch)
+        };
         self.epoch = Some(Epoch {
             start: now,
-            k: self.p.k(origin, cwnd_epoch),
+            k,
             origin,
             // §4.3: W_est is set to cwnd_epoch at the start of the epoch.
             w_est: cwnd_epoch,
@@ -633,9 +780,20 @@ impl CongestionControl for Cubic {
             // overflow would land a fraction of a segment below the last W_max every other
             // time and take fast convergence where Linux does not.
             let cwnd = (w.cwnd + 1e-9).floor().max(1.0);
-            self.w_max = self.p.w_max_after(cwnd, self.w_max).floor();
+            let ssthresh = if self.p.kernel {
+                let kc = self.kc;
+                let whole = cwnd as u64;
+                self.w_max = if cwnd < self.w_max && self.p.fast_convergence {
+                    kc.w_max_below(whole)
+                } else {
+                    whole
+                } as f64;
+                kc.ssthresh(whole) as f64
+            } else {
+                self.w_max = self.p.w_max_after(cwnd, self.w_max).floor();
+                (cwnd * self.p.beta + 1e-9).floor().max(2.0)
+            };
             self.cwnd_prior = cwnd;
-            let ssthresh = (cwnd * self.p.beta + 1e-9).floor().max(2.0);
             // cubictcp_recalc_ssthresh: epoch_start = 0, so the epoch begins at the
             // first ACK after recovery (bictcp_update). On a timeout, entering Loss
             // resets everything (cubictcp_state → bictcp_reset): W_max is forgotten,
@@ -724,13 +882,26 @@ impl Cubic {
                         ((t_j << 10) / hz) as f64 / 1024.0,
                         (e.k * 1024.0).floor() / 1024.0,
                     )
+                } else if p.kernel {
+                    // A continuous clock in the kernel's 1/1024 s.
+                    let ps = ack.now.saturating_sub(e.start).ps() + delay_min.ps();
+                    (
+                        (u128::from(ps) * 1024 / 1_000_000_000_000) as f64 / 1024.0,
+                        e.k,
+                    )
                 } else {
                     (
                         ack.now.saturating_sub(e.start).as_secs_f64() + delay_min.as_secs_f64(),
                         e.k,
                     )
                 };
-                let delta = (p.c * (t - k).abs().powi(3)).floor();
+                let delta = if p.kernel {
+                    // t and K are whole 1/1024 s here (exact in f64).
+                    let offs = ((t - k).abs() * 1024.0).round() as u64;
+                    self.kc.delta(offs) as f64
+                } else {
+                    (p.c * (t - k).abs().powi(3)).floor()
+                };
                 let target = if t < k {
                     e.origin - delta
                 } else {
@@ -751,7 +922,7 @@ impl Cubic {
             if p.reno_friendly {
                 // tcp_friendliness: tcp_cwnd (W_est) gains one segment per
                 // cwnd·beta_scale/8 ACKs (α_cubic per RTT); ahead of cwnd, it caps cnt.
-                let per = (cwnd * p.beta_scale() / 8.0).floor();
+                let per = (cwnd * self.beta_scale / 8.0).floor();
                 if per > 0.0 && e.ack_cnt > per {
                     // `while (ack_cnt > delta)`: ack_cnt is left in (0, delta].
                     let n = (e.ack_cnt / per).ceil() - 1.0;
@@ -1125,6 +1296,130 @@ mod tests {
                 st.cwnd - w1
             );
         }
+    }
+
+    /// `cubic_root` is the kernel's: below 64 it reads the table, v[a] = ∛(a·2¹⁸) − 1,
+    /// as (v[a] + 35) >> 6 = ⌊∛a + 34/64⌋; 4³ takes the first Newton step exactly (fls 7,
+    /// b = 1, x₀ = (123 + 10)·2/64 = 4, x₁ = (8 + 64/12)·341/1024 = 4); and over a
+    /// log-uniform spread of the K³ it
+    /// sees (W_max − cwnd from 1 to 10⁶ segments times cube_factor) its error averages
+    /// no more than its comment's 0.195 % and stays under 1 %.
+    #[test]
+    fn cubic_root_is_a_table_and_one_newton_step() {
+        for a in 0..64u64 {
+            let want = ((a as f64).cbrt() + 34.0 / 64.0).floor();
+            assert_eq!(f64::from(cubic_root(a)), want, "{a}");
+        }
+        assert_eq!(cubic_root(64), 4);
+        let (mut sum, mut n, mut worst) = (0.0, 0.0, 0.0f64);
+        let factor = KernelCubic::new(0.4, 0.7).cube_factor;
+        for i in 0..=6000 {
+            let below = 10f64.powf(f64::from(i) / 1000.0);
+            let a = factor * below as u64;
+            let exact = (a as f64).cbrt();
+            let err = (f64::from(cubic_root(a)) - exact).abs() / exact;
+            sum += err;
+            n += 1.0;
+            worst = worst.max(err);
+        }
+        let mean = sum / n;
+        assert!(mean < 0.00195, "mean error {mean}");
+        assert!(worst < 0.01, "worst error {worst}");
+        // Not ∛ itself: the Newton step's ·341/1024 (1/3.003) and the table leave
+        // errors a K rounded to 1/1024 s would not have.
+        assert!(mean > 1e-4, "mean error {mean}");
+    }
+
+    /// The module's defaults as cubictcp_register holds them (the testbed kernel's
+    /// parameters, validation/linux/kernel_clock.json: beta 717, bic_scale 41), and the
+    /// integer W_max and ssthresh they give: the same as 0.7's and 0.85's below 517
+    /// segments, one segment higher where cwnd·0.7 falls within cwnd·0.0002 of a whole
+    /// number (517: 361.9 → 361 with 0.7, 362.0 → 362 with 717/1024).
+    #[test]
+    fn kernel_cubic_holds_beta_and_c_as_the_modules_integers() {
+        let kc = KernelCubic::new(0.4, 0.7);
+        assert_eq!((kc.beta, kc.cube_rtt_scale, kc.beta_scale), (717, 410, 15));
+        assert_eq!(kc.cube_factor, (1u64 << 40) / 410);
+        assert_eq!(kc.ssthresh(100), 70);
+        assert_eq!(kc.ssthresh(517), 362);
+        assert_eq!((517.0f64 * 0.7).floor(), 361.0);
+        assert_eq!(kc.ssthresh(2), 2, "at least 2");
+        assert_eq!(kc.w_max_below(100), 85);
+        assert_eq!(kc.w_max_below(527), 448);
+        assert_eq!((527.0f64 * 0.85).floor(), 447.0);
+        // K for a loss at 100 (W_max − cwnd = 30): ∛(30·1024/410) s, in 1/1024 s, to
+        // cubic_root's accuracy; and the curve climbs back the 30 segments by K.
+        let k = kc.k(30);
+        let exact = (30.0f64 * 1024.0 / 410.0).cbrt() * 1024.0;
+        assert!((k as f64 - exact).abs() / exact < 0.005, "{k} vs {exact}");
+        assert!((kc.delta(k) as i64 - 30).abs() <= 1, "{}", kc.delta(k));
+        assert_eq!(kc.delta(0), 0);
+        // One second from the plateau: C = 410/1024 of a segment, truncated to 0.
+        assert_eq!(kc.delta(1024), 0);
+        // Two seconds: 8·0.4004 = 3.2.
+        assert_eq!(kc.delta(2048), 3);
+    }
+
+    /// The linux profile runs CUBIC in the kernel's fixed point; ns3 (its TcpCubic in
+    /// doubles) and ns2 do not, nor does the RFC form. A C or β the module cannot hold
+    /// is refused, naming the parameter.
+    #[test]
+    fn the_linux_profile_runs_cubic_in_the_kernels_fixed_point() {
+        let cfg = |p: Profile, extra: &[(&str, toml::Value)]| {
+            let mut t = toml::Table::new();
+            for (k, v) in extra {
+                t.insert((*k).into(), v.clone());
+            }
+            CubicConfig::from_params(&mut Params::new("cubic", &t, p))
+        };
+        assert!(cfg(Profile::Linux, &[]).unwrap().kernel);
+        assert!(!cfg(Profile::Ns3, &[]).unwrap().kernel);
+        assert!(!cfg(Profile::Ns2, &[]).unwrap().kernel);
+        let rfc = [("form", toml::Value::String("rfc".into()))];
+        assert!(!cfg(Profile::Linux, &rfc).unwrap().kernel);
+        let float = [("fixed_point", toml::Value::Boolean(false))];
+        assert!(!cfg(Profile::Linux, &float).unwrap().kernel);
+        let fixed = [("fixed_point", toml::Value::Boolean(true))];
+        assert!(cfg(Profile::Ns3, &fixed).unwrap().kernel);
+        let small_c = [("c", toml::Value::Float(0.001))];
+        assert!(cfg(Profile::Linux, &small_c).unwrap_err().starts_with("c:"));
+        assert!(
+            cfg(Profile::Ns3, &small_c).is_ok(),
+            "ns-3 holds C in a double"
+        );
+        let high_beta = [("beta", toml::Value::Float(0.9996))];
+        assert!(cfg(Profile::Linux, &high_beta)
+            .unwrap_err()
+            .starts_with("beta:"));
+        // A loss at 517 segments: ssthresh 362 in the kernel's integers, 361 at 0.7.
+        for (kernel, want) in [(true, 362.0), (false, 361.0)] {
+            let mut c = Cubic::new(CubicConfig { kernel, ..linux() });
+            let ev = cong(Time::ZERO, CongestionKind::FastRetransmit, 0);
+            assert_eq!(c.on_congestion(&state(517.0, 1e9), &ev), want);
+        }
+    }
+
+    /// In the fixed point the epoch's K is cubic_root's, in whole 1/1024 s, and the
+    /// target is W_max − (410·offs³ >> 40): the Linux-form epoch of the test above, with
+    /// its cnt from those integers.
+    #[test]
+    fn kernel_epoch_reads_the_curve_in_the_kernels_integers() {
+        let kc = KernelCubic::new(0.4, 0.7);
+        let (mut c, mut st, _) = epoch_after_a_loss_at_100(CubicConfig {
+            kernel: true,
+            ..linux()
+        });
+        let e = c.epoch.unwrap();
+        assert_eq!(e.k * 1024.0, kc.k(30) as f64);
+        // 2 s into the epoch, 10 ms ahead: t = ⌊2.01·1024⌋ = 2058 (1/1024 s).
+        st.cwnd = 80.0;
+        c.on_ack(
+            &mut st,
+            &ack_rtt(Time::from_secs(1) + Time::from_secs(2), MS10, MS10),
+        );
+        let target = 100 - kc.delta(kc.k(30) - 2058);
+        let cnt = (80 / (target - 80)).max(2);
+        assert_eq!(c.cnt, cnt as f64, "target {target}");
     }
 
     /// jiffies() counts whole ticks from the run's start, the same on its 64-bit path and
