@@ -715,6 +715,27 @@ def test_psh_ends_the_skbs_sent_as_in_linux():
             assert abs(ours[2] - lin[2]) <= 0.05, (key, cc, ours, lin)
 
 
+def test_precision_rule_adds_seeds_by_the_spread_alone():
+    """compare.precise reads seeds 1..n: a statistic without spread stays at ten seeds;
+    one spread as a fair coin (sd 0.5) needs (0.5 / (0.25 x 0.1))^2 = 400 against a 0.1
+    tolerance, capped at MAX_SEEDS; at sd 0.5 against a tolerance of 1, (0.5/0.25)^2 = 4,
+    so ten suffice. The seeds it asks for are consecutive and each read once."""
+    seen = []
+
+    def sample(seed):
+        seen.append(seed)
+        return {"flat": 0.5, "coin": float(seed % 2)}
+
+    out = compare.precise(sample, 0.1)
+    assert seen == list(range(1, compare.MAX_SEEDS + 1))
+    assert len(out["flat"]) == len(out["coin"]) == compare.MAX_SEEDS
+    seen.clear()
+    assert len(compare.precise(sample, 1.0)["coin"]) == 10 and seen == list(range(1, 11))
+    # ten alternating 0/1: sd² = 2.5/9, and 2.5/9 / 0.025² = 444.4
+    assert compare.seeds_for([0.0, 1.0] * 5, 0.1) == 445
+    assert compare.seeds_for([0.3], 0.1) == 0 and compare.seeds_for([0.0, 1.0], 0.0) == 0
+
+
 def test_xfail_entries_exist():
     """Every xfail names a point and metric that the tables have."""
     assert set(XFAIL) <= set(CASES)

@@ -402,18 +402,22 @@ SE_PER_TOL = 0.25
 MAX_SEEDS = 40
 
 
-def _seeds_needed(point: str, runs: list[dict], lin: dict) -> int:
-    """The seeds the precision rule asks for, from the spread of *runs*."""
+def seeds_for(values: list[float], tol: float) -> int:
+    """The seeds at which *values*' spread gives a mean whose standard error is
+    SE_PER_TOL of *tol* (0 when that cannot be read: fewer than two values, no tolerance)."""
+    if len(values) < 2 or tol <= 0:
+        return 0
+    return math.ceil((statistics.stdev(values) / (SE_PER_TOL * tol)) ** 2)
+
+
+def _seeds_needed(runs: list[dict], lin: dict) -> int:
+    """The seeds the precision rule asks for a point, from the spread of its *runs*."""
     need = len(runs)
     for m in TOLERANCES:
         lm = _num(lin.get(f"{m}_mean"))
-        vals = [r[m] for r in runs if m in r and not math.isnan(r[m])]
-        if lm is None or len(vals) < 2:
-            continue
-        tol = tolerance(m, lm)
-        sd = statistics.stdev(vals)
-        if tol > 0 and sd > 0:
-            need = max(need, math.ceil((sd / (SE_PER_TOL * tol)) ** 2))
+        if lm is not None:
+            vals = [r[m] for r in runs if m in r and not math.isnan(r[m])]
+            need = max(need, seeds_for(vals, tolerance(m, lm)))
     return need
 
 
@@ -423,10 +427,7 @@ def precise(sample, tol: float, first: int = 10) -> dict[str, list[float]]:
     of *tol* (MAX_SEEDS at most); the values by name."""
     rows = [sample(s) for s in range(1, first + 1)]
     while len(rows) < MAX_SEEDS:
-        need = len(rows)
-        for k in rows[0]:
-            sd = statistics.stdev(r[k] for r in rows)
-            need = max(need, math.ceil((sd / (SE_PER_TOL * tol)) ** 2))
+        need = max([len(rows)] + [seeds_for([r[k] for r in rows], tol) for k in rows[0]])
         need = min(need, MAX_SEEDS)
         if need <= len(rows):
             break
@@ -448,7 +449,7 @@ def compare_point(
     lin = (reference or linux_summary())[point]
     runs = [run_point(point, s, overrides, jitter) for s in seeds]
     while max_seeds and len(runs) < max_seeds:
-        need = min(_seeds_needed(point, runs, lin), max_seeds)
+        need = min(_seeds_needed(runs, lin), max_seeds)
         if need <= len(runs):
             break
         nxt = max(seeds) + 1 + len(runs) - len(seeds)
