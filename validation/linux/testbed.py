@@ -1297,6 +1297,28 @@ DELAY_HOP_JITTER_50M = (
     '[0.999, "650us"], [1, "1100us"]] }'
 )
 
+# The ACK timing of the two points whose difference it explains (ack_timing_check.json,
+# docs/linux.md, "The ACK timing at the last two"), each as topology.bottleneck_jitter
+# fitted so that ccsim's ACKs show the excess delay of that point's r1 captures at every
+# quantile from p50 to p99.9 (within 25 %), not fitted to any compared metric. Two Reno
+# flows unpaced at 25 Mb/s x 60 ms, 0.25 BDP, with the testbed's delayed, read-driven
+# ACKs (the receiver's reads and the delay hop together: p50 0.13-0.17 ms, p99 1.0-1.3 ms,
+# p99.9 3.3-3.7 ms; ccsim's read model alone 0.08, 0.14, 0.16):
+ACK_JITTER_25M_TWO_RENO = (
+    '{ quantiles = [[0, "0us"], [0.5, "0us"], [0.75, "40us"], [0.9, "170us"], '
+    '[0.95, "280us"], [0.98, "450us"], [0.99, "700us"], [0.995, "1100us"], '
+    '[0.999, "2200us"], [1, "4000us"]] }'
+)
+# Reno + CUBIC paced at 20 Mb/s x 50 ms, 0.25 BDP, with a receiver that ACKs every segment
+# (`--quickack`: no reads, so the delay hop and the receiver's softirq alone: p50 0.10 ms,
+# p99 0.53-0.84, p99.9 0.90-1.24; ccsim's 0.00-0.01 ms at every quantile). Continuous (no
+# atom at 0): no BBR here, whose min-RTT filter a continuous law refreshes.
+ACK_JITTER_20M_QUICKACK = (
+    '{ quantiles = [[0, "0us"], [0.3, "30us"], [0.5, "50us"], [0.75, "70us"], '
+    '[0.9, "110us"], [0.95, "160us"], [0.98, "280us"], [0.99, "380us"], '
+    '[0.995, "480us"], [0.999, "650us"], [1, "900us"]] }'
+)
+
 
 def scenario_toml(a):
     """The equivalent ccsim scenario of one measured point (dumbbell, drop-tail in packets)."""
@@ -1374,9 +1396,26 @@ def table(args):
               f"{ms(r, 'queue_mean_pkts', '{:.1f}')} | {ms(r, 'srtt_mean_ms', '{:.1f}')} | {sh_} |")
 
 
+# what `acktiming --metrics` keeps of analyze_run
+ACKTIMING_METRICS = (
+    "utilization",
+    "loss_rate",
+    "drops_per_event",
+    "queue_mean_pkts",
+    "jain",
+    "share_cubic",
+    "share_reno",
+    "beta_mean",
+    "epoch_mean_s",
+    "nfq_max_late_us",
+)
+
+
 def acktiming(args):
     """`acktiming`: per run directory, its point, the sender's HyStart counters (nstat) and,
-    where it has an r1 capture, ack_timing over its window."""
+    where it has an r1 capture, ack_timing over its window; with --metrics, the run's
+    metrics (analyze_run) and, with r0 and r1, where its congestion events drop and how
+    full the queue is when the first dropper hears of it (trains.testbed_run)."""
     out = {"how": "testbed.py acktiming " + " ".join(args.runs), "runs": {}}
     for spec in args.runs:
         d, *win = spec.split(":")
@@ -1388,6 +1427,14 @@ def acktiming(args):
             lo, hi = (float(win[0]), float(win[1])) if win else (0.0, 1e9)
             row["window_s"] = [lo, hi]
             row["ack_timing"] = ack_timing(pcap, t_lo=lo, t_hi=hi)
+        if args.metrics:
+            m = analyze_run(d)
+            row["metrics"] = {k: m[k] for k in ACKTIMING_METRICS if k in m}
+            if os.path.exists(os.path.join(d, "r0.pcap")) and os.path.exists(pcap):
+                import trains  # reads this module's pcap helpers
+
+                t = trains.testbed_run(d)
+                row["events"] = {"zones": t["_zones"], "queue": t["_queue"]}
         out["runs"][os.path.basename(d.rstrip("/"))] = row
     with open(os.path.join(HERE, args.out), "w") as f:
         json.dump(out, f, indent=1)
@@ -1447,6 +1494,8 @@ def main():
     at.add_argument("runs", nargs="+", help="run directories, each as DIR or DIR:LO:HI (the "
                     "window in s after the capture's first packet)")
     at.add_argument("--out", required=True, help="file name next to this script")
+    at.add_argument("--metrics", action="store_true",
+                    help="also each run's metrics and, with r0 and r1, its events' drops and queue")
     args = ap.parse_args()
     if args.cmd == "analyze":  # reads raw/ only: never touches namespaces
         return analyze(args)

@@ -44,6 +44,9 @@ EVENT_GAP_S = 0.25  # drops of one congestion event (drop_stats' rule)
 # 0.25 BDP); its own drops then are of what it sends at them.
 DETECTION_S = (0.065, 0.095)
 BURST_GAP_S = 60e-6  # segments of one burst (pcap_bursts' rule)
+# What a flow sends at its first duplicate ACKs reaches the router within a few ms of
+# them (tens of µs in the testbed, 1 ms later in ccsim: its senders' access hops).
+DUPACK_ZONE_S = 6e-3
 
 
 def train_starts(acks: list[tuple[float, int]], sends: list[float]) -> dict:
@@ -116,6 +119,62 @@ def event_zones(ing: list[tuple], egr: list[tuple], ports: dict, lo: float, hi: 
     }
 
 
+def event_queue(
+    ing: list[tuple], egr: list[tuple], acks: dict, ports: dict, lo: float, hi: float, limit: int
+) -> dict:
+    """How full the router's queue is when the flow that lost an event's first drop hears
+    of it: per congestion event in [lo, hi], the time from that drop to the flow's first
+    duplicate ACK at the router (the first ACK whose number is the dropped segment's),
+    the queue then, its mean from the drop to then (sampled every ms) and the flow's drops
+    among what it sends in the DUPACK_ZONE_S after. *acks* holds each port's (time, ACK
+    number) at the router. The queue is arrivals kept less departures, known from two
+    captures up to a constant (they start apart): the one that puts the median drop at
+    *limit*, where a drop-tail queue drops (the captures read *limit* at every drop)."""
+    import bisect
+    import statistics
+
+    ing = [p for p in ing if p[4] > 0 and p[1] in ports]
+    egr = sorted(p for p in egr if p[4] > 0 and p[1] in ports)
+    lost = unmatched(ing, egr)
+    kept = sorted(p[0] for i, p in enumerate(ing) if i not in lost)
+    out_t = [p[0] for p in egr]
+
+    def raw(t: float) -> int:
+        return bisect.bisect_left(kept, t) - bisect.bisect_left(out_t, t)
+
+    drops = sorted((ing[i][0], ing[i][1], ing[i][2]) for i in lost if lo <= ing[i][0] <= hi)
+    if not drops:
+        return {"events": 0}
+    off = limit - statistics.median(raw(t) for t, _, _ in drops)
+    events: list[list[tuple]] = []
+    for d in drops:
+        if events and d[0] - events[-1][-1][0] < EVENT_GAP_S:
+            events[-1].append(d)
+        else:
+            events.append([d])
+    delay, at, mean, zone = [], [], [], []
+    for ev in events:
+        t0, port, seq = ev[0]
+        td = next((t for t, a in acks[port] if t > t0 and a == seq), None)
+        if td is None or td - t0 > EVENT_GAP_S:
+            continue
+        delay.append(td - t0)
+        at.append(raw(td) + off)
+        n = max(1, int((td - t0) * 1e3))
+        mean.append(statistics.fmean(raw(t0 + k * (td - t0) / n) + off for k in range(n)))
+        zone.append(sum(1 for t, p, _ in ev if p == port and td <= t < td + DUPACK_ZONE_S))
+    if not delay:
+        return {"events": len(events)}
+    return {
+        "events": len(events),
+        "heard": len(delay),
+        "first_dupack_ms": round(statistics.fmean(delay) * 1e3, 2),
+        "queue_at_first_dupack": round(statistics.fmean(at), 2),
+        "queue_mean_until_then": round(statistics.fmean(mean), 2),
+        "drops_sent_at_it": round(statistics.fmean(zone), 3),
+    }
+
+
 def run_openers(ing: list[tuple], dropped: set[int]) -> dict:
     """Of a flow's dropped segments at the router (indexes into its arrivals *ing*,
     pcap_packets rows), how many were in the first burst of a run: after a gap over
@@ -145,7 +204,9 @@ def _ports(d: str) -> dict[int, str]:
 
 def testbed_run(d: str, skip_s: float = 1.0) -> dict[str, dict]:
     """Per flow of a testbed run captured at r0 (and r1): train_starts, and where its
-    dropped segments sat (run_openers), leaving out the capture's first *skip_s*."""
+    dropped segments sat (run_openers), leaving out the capture's first *skip_s*; with r1,
+    the events' drops by when and whom (event_zones) and the queue when the first dropper
+    hears of its loss (event_queue)."""
     ports = _ports(d)
     acks: dict[int, list] = {p: [] for p in ports}
     sends: dict[int, list] = {p: [] for p in ports}
@@ -163,13 +224,18 @@ def testbed_run(d: str, skip_s: float = 1.0) -> dict[str, dict]:
     if os.path.exists(os.path.join(d, "r1.pcap")):
         ing = [p for p in pcap_packets(os.path.join(d, "r0.pcap")) if p[4] > 0 and p[1] in ports]
         egr = [p for p in pcap_packets(os.path.join(d, "r1.pcap")) if p[4] > 0 and p[1] in ports]
-        lo, hi = ing[0][0] + skip_s, ing[-1][0] - 0.5
+        # both captures running: they start and stop some 0.1-0.3 s apart, and a segment
+        # the egress capture missed for that would read as a drop
+        lo = max(ing[0][0], egr[0][0]) + skip_s
+        hi = min(ing[-1][0], egr[-1][0]) - 0.5
         for p, cc in ports.items():
             mine = [x for x in ing if x[1] == p]
             lost = {i for i in unmatched(mine, egr) if lo <= mine[i][0] <= hi}
             out[cc].update(run_openers(mine, lost))
         out["_events"] = drop_stats(ing, egr, ports, lo, hi)["events_by_losers"]
         out["_zones"] = event_zones(ing, egr, ports, lo, hi)
+        limit = json.load(open(os.path.join(d, "meta.json")))["buf_pkts"]
+        out["_queue"] = event_queue(ing, egr, acks, ports, lo, hi, limit)
     return out
 
 
@@ -219,6 +285,17 @@ def ccsim_run(
         out[name].update(run_openers(mine, lost))
     out["_events"] = drop_stats(ing_all, egr, ports, skip_s, secs - 0.5)["events_by_losers"]
     out["_zones"] = event_zones(ing_all, egr, ports, skip_s, secs - 0.5)
+    limit = int(compare._point(point)["buf_pkts"])
+    # each flow's ACKs where they leave the router towards its sender, as r0 sees them
+    at_router = {
+        10000 + i: [
+            (t, struct.unpack(">I", tcp[8:12])[0])
+            for t, tcp, pl in pcap_tcp_headers(run.pcap[f"flow{i}.src_down"])
+            if pl == 0
+        ]
+        for i in range(len(names))
+    }
+    out["_queue"] = event_queue(ing_all, egr, at_router, ports, skip_s, secs - 0.5, limit)
     return out
 
 
