@@ -440,9 +440,10 @@ def test_held_out_points_are_outside_the_tables():
 # (3.50 against 2.90 drops, every cut event alike: their epochs agree, 2.70 s [2.68]): the
 # first flow to lose sends at its first duplicate ACKs into a queue still full, 0.93 of its
 # segments a event dropped there against Linux's 0.47 (trains.py event_zones; docs/linux.md,
-# Remaining differences): the queue then holds 29.7 packets in ccsim, 28.5 in Linux
-# (event_queue, ack_timing_check.json), and 29.4 with the testbed's ACK timing modelled,
-# which brings loss and utilization within tolerance. The loss rate sat at its tolerance's
+# Remaining differences): the queue then holds 29.5 packets in ccsim, 28.5 in Linux
+# (event_queue, ack_timing_check.json), and 29.2 with the testbed's ACK timing modelled,
+# which brings loss and utilization within tolerance but leaves those drops where they
+# were. The loss rate sat at its tolerance's
 # edge (0.077 % [0.062 %], the limit 0.0776 %); growing by what each ACK delivers, on the
 # ACK that ends a recovery too, takes it over.
 _TWO_RENO = (
@@ -450,9 +451,11 @@ _TWO_RENO = (
     "ACK that ends a recovery adds one credit or two) took it past the tolerance, where "
     "it sat at the edge: their drops per event are 3.50 against Linux's 2.90. Explained "
     "by the testbed's ACK timing (the delay hop's late releases and the receiver's reads, "
-    "p99 1.0-1.3 ms after the least delay where ccsim's reads give 0.14): with the timing "
-    "captured at this point modelled (testbed.ACK_JITTER_25M_TWO_RENO, fitted to the ACKs' "
-    "delays) loss and utilization are within tolerance and the drops per event 3.2 "
+    "p99 1.0-1.3 ms after the least delay where ccsim's reads give 0.14) in part: with the "
+    "timing captured at this point modelled (testbed.ACK_JITTER_25M_TWO_RENO, fitted to the "
+    "ACKs' delays) loss and utilization are within tolerance and the drops per event 3.27, "
+    "but the drops among what the first dropper sends at its first duplicate ACKs stay "
+    "where they were (1.05 an event, 1.14 without, Linux's 0.68): that part is not isolated "
     "(test_two_reno_flows_lose_as_linuxs_with_the_testbeds_ack_timing; docs/linux.md, "
     "The ACK timing at the last two)"
 )
@@ -1278,8 +1281,8 @@ def test_the_testbeds_ack_timing_at_the_last_two_differences(case):
     lin = [r["ack_timing"]["excess_ms"] for r in _check_runs(prefix).values()]
     assert len(lin) >= 2, prefix
     timed = {**sets, "topology.bottleneck_jitter": compare._toml_value(law)}
-    ours = compare.ccsim_ack_timing(point, 1, 10, 20, timed)["excess_ms"]
-    plain = compare.ccsim_ack_timing(point, 1, 10, 20, sets)["excess_ms"]
+    ours = compare.ccsim_ack_timing(point, 1, 10, 30, timed)["excess_ms"]
+    plain = compare.ccsim_ack_timing(point, 1, 10, 30, sets)["excess_ms"]
     for p in ("0.5", "0.75", "0.9", "0.95", "0.98", "0.99", "0.995", "0.999"):
         want = statistics.fmean(x[p] for x in lin)
         assert abs(ours[p] / want - 1) <= 0.25, (p, ours[p], want)
@@ -1288,13 +1291,14 @@ def test_the_testbeds_ack_timing_at_the_last_two_differences(case):
 
 def test_two_reno_flows_lose_as_linuxs_with_the_testbeds_ack_timing():
     """The held-out unpaced two Reno flows (HOLDOUT_UNPACED_XFAIL: loss 0.080 % against
-    0.062 %, utilization 0.911 against 0.898), explained: with the ACK timing captured at
-    that point (ACK_JITTER_25M_TWO_RENO) both are within tolerance over the precision
-    rule's seeds, and the drops per congestion event (3.50 against Linux's 2.90) come
-    closer. Three more Linux runs with the captures (ack_timing_check.json) read as the
-    reference does: loss 0.066 %, utilization 0.902, 2.94 drops per event. Reno + CUBIC at
-    0.25 BDP, 20 Mb/s, which this law was not fitted to, passes every check with it too
-    (CUBIC's share 0.499 paced [0.479], 0.593 unpaced [0.604])."""
+    0.062 %, utilization 0.911 against 0.898): with the ACK timing captured at that point
+    (ACK_JITTER_25M_TWO_RENO) both are within tolerance over the precision rule's seeds,
+    and the drops per congestion event (3.50 against Linux's 2.90) come closer, 3.27; where
+    in the event the extra drops fall does not follow (docs/linux.md). Three more Linux
+    runs with the captures (ack_timing_check.json) read as the reference does: loss
+    0.066 %, utilization 0.902, 2.94 drops per event. Reno + CUBIC at 0.25 BDP, 20 Mb/s,
+    which this law was not fitted to, passes every check with it too (CUBIC's share 0.490
+    paced [0.479], 0.595 unpaced [0.604])."""
     import statistics
 
     prefix, point, law, sets = _TIMED["two-reno-unpaced"]

@@ -1305,9 +1305,9 @@ DELAY_HOP_JITTER_50M = (
 # ACKs (the receiver's reads and the delay hop together: p50 0.13-0.17 ms, p99 1.0-1.3 ms,
 # p99.9 3.3-3.7 ms; ccsim's read model alone 0.08, 0.14, 0.16):
 ACK_JITTER_25M_TWO_RENO = (
-    '{ quantiles = [[0, "0us"], [0.5, "0us"], [0.75, "40us"], [0.9, "170us"], '
-    '[0.95, "280us"], [0.98, "450us"], [0.99, "700us"], [0.995, "1100us"], '
-    '[0.999, "2200us"], [1, "4000us"]] }'
+    '{ quantiles = [[0, "0us"], [0.6, "0us"], [0.75, "30us"], [0.9, "160us"], '
+    '[0.95, "280us"], [0.98, "450us"], [0.99, "650us"], [0.995, "1000us"], '
+    '[0.999, "2600us"], [1, "5000us"]] }'
 )
 # Reno + CUBIC paced at 20 Mb/s x 50 ms, 0.25 BDP, with a receiver that ACKs every segment
 # (`--quickack`: no reads, so the delay hop and the receiver's softirq alone: p50 0.10 ms,
