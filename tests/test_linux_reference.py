@@ -443,9 +443,8 @@ def test_held_out_points_are_outside_the_tables():
 # Remaining differences): the queue then holds 29.5 packets in ccsim, 28.5 in Linux
 # (event_queue, ack_timing_check.json), and 29.2 with the testbed's ACK timing modelled,
 # which brings loss and utilization within tolerance but leaves those drops where they
-# were. The loss rate sat at its tolerance's
-# edge (0.077 % [0.062 %], the limit 0.0776 %); growing by what each ACK delivers, on the
-# ACK that ends a recovery too, takes it over.
+# were. The loss rate sat at its tolerance's edge (0.077 % [0.062 %], the limit 0.0776 %);
+# growing by what each ACK delivers, on the ACK that ends a recovery too, takes it over.
 _TWO_RENO = (
     "growing by what each ACK delivers (tcp.grow_by_delivered, Linux's acked_sacked; the "
     "ACK that ends a recovery adds one credit or two) took it past the tolerance, where "
@@ -1241,14 +1240,15 @@ def test_cubics_epoch_beside_bbr_at_3_bdp_moves_to_linuxs_with_the_testbeds_ack_
 
 def _check_runs(prefix: str) -> dict:
     """validation/linux/ack_timing_check.json's runs of one point: the r0 and r1 captures of
-    the two differences the testbed's ACK timing explains (`testbed.py acktiming
-    --metrics`)."""
+    the last two differences' points, measured against the testbed's ACK timing
+    (`testbed.py acktiming --metrics`)."""
     runs = json.loads((ROOT / "validation/linux/ack_timing_check.json").read_text())["runs"]
     return {k: v for k, v in runs.items() if k.startswith(prefix)}
 
 
-# The two points whose last difference the testbed's ACK timing explains: the runs in
-# ack_timing_check.json, the point, the law fitted to their ACKs, and ccsim's settings.
+# The points of the last two differences (the first explained by the testbed's ACK timing,
+# the second in its metrics only): the runs in ack_timing_check.json, the point, the law
+# fitted to their ACKs, and ccsim's settings.
 _TIMED = {
     "two-reno-unpaced": (
         "25m_60ms_b31_2reno_unpaced",

@@ -1297,7 +1297,7 @@ DELAY_HOP_JITTER_50M = (
     '[0.999, "650us"], [1, "1100us"]] }'
 )
 
-# The ACK timing of the two points whose difference it explains (ack_timing_check.json,
+# The ACK timing at the points of the last two differences (ack_timing_check.json,
 # docs/linux.md, "The ACK timing at the last two"), each as topology.bottleneck_jitter
 # fitted so that ccsim's ACKs show the excess delay of that point's r1 captures at every
 # quantile from p50 to p99.9 (within 25 %), not fitted to any compared metric. Two Reno
