@@ -1280,8 +1280,9 @@ def test_the_testbeds_ack_timing_at_the_last_two_differences(case):
     prefix, point, law, sets = _TIMED[case]
     import statistics
 
-    lin = [r["ack_timing"]["excess_ms"] for r in _check_runs(prefix).values()]
-    assert len(lin) >= 2, prefix
+    runs = list(_check_runs(prefix).values())
+    assert len(runs) >= 2, prefix
+    lin = [r["ack_timing"]["excess_ms"] for r in runs]
     timed = {**sets, "topology.bottleneck_jitter": compare._toml_value(law)}
     timing = compare.ccsim_ack_timing(point, 1, 10, 30, timed)
     ours = timing["excess_ms"]
@@ -1292,8 +1293,7 @@ def test_the_testbeds_ack_timing_at_the_last_two_differences(case):
         assert plain[p] <= 0.6 * want, (p, plain[p], want)
     # and the gaps the late releases open between consecutive ACKs, which the law was not
     # fitted to: the share growing 0.5 ms further apart, within a factor 2
-    lin_runs = _check_runs(prefix).values()
-    gaps = statistics.fmean(r["ack_timing"]["grows_over_ms"]["0.5"] for r in lin_runs)
+    gaps = statistics.fmean(r["ack_timing"]["grows_over_ms"]["0.5"] for r in runs)
     assert gaps / 2 <= timing["grows_over_ms"]["0.5"] <= 2 * gaps, (timing, gaps)
 
 

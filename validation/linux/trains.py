@@ -84,6 +84,18 @@ def train_starts(acks: list[tuple[float, int]], sends: list[float]) -> dict:
     }
 
 
+def congestion_events(drops: list[tuple]) -> list[list[tuple]]:
+    """Time-ordered drops (tuples whose first item is the time) grouped into congestion
+    events: each drop within EVENT_GAP_S of the one before joins its event."""
+    events: list[list[tuple]] = []
+    for d in drops:
+        if events and d[0] - events[-1][-1][0] < EVENT_GAP_S:
+            events[-1].append(d)
+        else:
+            events.append([d])
+    return events
+
+
 def event_zones(ing: list[tuple], egr: list[tuple], ports: dict, lo: float, hi: float) -> dict:
     """The drops of each congestion event in [lo, hi] at the router (ingress and egress
     pcap_packets rows), per event: the first, and the rest by whether the flow that lost
@@ -92,12 +104,7 @@ def event_zones(ing: list[tuple], egr: list[tuple], ports: dict, lo: float, hi: 
     ing = [p for p in ing if p[4] > 0 and p[1] in ports]
     egr = [p for p in egr if p[4] > 0 and p[1] in ports]
     drops = sorted((ing[i][0], ing[i][1]) for i in unmatched(ing, egr) if lo <= ing[i][0] <= hi)
-    events: list[list[tuple]] = []
-    for t, port in drops:
-        if events and t - events[-1][-1][0] < EVENT_GAP_S:
-            events[-1].append((t, port))
-        else:
-            events.append([(t, port)])
+    events = congestion_events(drops)
     zones: dict[str, int] = {}
     for ev in events:
         t0, first = ev[0]
@@ -146,12 +153,7 @@ def event_queue(
     if not drops:
         return {"events": 0}
     off = limit - statistics.median(raw(t) for t, _, _ in drops)
-    events: list[list[tuple]] = []
-    for d in drops:
-        if events and d[0] - events[-1][-1][0] < EVENT_GAP_S:
-            events[-1].append(d)
-        else:
-            events.append([d])
+    events = congestion_events(drops)
     delay, at, mean, zone = [], [], [], []
     for ev in events:
         t0, port, seq = ev[0]
