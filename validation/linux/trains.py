@@ -45,7 +45,8 @@ EVENT_GAP_S = 0.25  # drops of one congestion event (drop_stats' rule)
 DETECTION_S = (0.065, 0.095)
 BURST_GAP_S = 60e-6  # segments of one burst (pcap_bursts' rule)
 # What a flow sends at its first duplicate ACKs reaches the router within a few ms of
-# them (tens of µs in the testbed, 1 ms later in ccsim: its senders' access hops).
+# them (counted from when the first of it can: tens of µs after the ACK in the testbed,
+# 1 ms in ccsim, its senders' access hops).
 DUPACK_ZONE_S = 6e-3
 
 
@@ -127,16 +128,27 @@ def event_zones(ing: list[tuple], egr: list[tuple], ports: dict, lo: float, hi: 
 
 
 def event_queue(
-    ing: list[tuple], egr: list[tuple], acks: dict, ports: dict, lo: float, hi: float, limit: int
+    ing: list[tuple],
+    egr: list[tuple],
+    acks: dict,
+    ports: dict,
+    lo: float,
+    hi: float,
+    limit: int,
+    lag: float = 0.0,
 ) -> dict:
     """How full the router's queue is when the flow that lost an event's first drop hears
     of it: per congestion event in [lo, hi], the time from that drop to the flow's first
     duplicate ACK at the router (the first ACK whose number is the dropped segment's),
-    the queue then, its mean from the drop to then (sampled every ms) and the flow's drops
-    among what it sends in the DUPACK_ZONE_S after. *acks* holds each port's (time, ACK
-    number) at the router. The queue is arrivals kept less departures, known from two
-    captures up to a constant (they start apart): the one that puts the median drop at
-    *limit*, where a drop-tail queue drops (the captures read *limit* at every drop)."""
+    the queue then, its mean from the drop to then (sampled every ms); and of what the
+    flows send at that ACK and those after it (their segments reaching the router
+    DUPACK_ZONE_S from it, *lag* later: the senders' round trip from the router, tens of
+    µs in the testbed), the dropper's drops, the queue the dropper's segments meet and the
+    queue the other flows' meet; and how many of the flows' retransmissions of that first
+    drop are dropped again. *acks* holds each port's (time, ACK number) at the router.
+    The queue is arrivals kept less departures, known from two captures up to a constant
+    (they start apart): the one that puts the median drop at *limit*, where a drop-tail
+    queue drops (the captures read *limit* at every drop)."""
     import bisect
     import statistics
 
@@ -145,6 +157,11 @@ def event_queue(
     lost = unmatched(ing, egr)
     kept = sorted(p[0] for i, p in enumerate(ing) if i not in lost)
     out_t = [p[0] for p in egr]
+    arrivals = sorted((p[0], p[1], i in lost) for i, p in enumerate(ing))
+    arr_t = [a[0] for a in arrivals]
+    copies: dict[tuple, list[tuple]] = {}
+    for i, p in enumerate(ing):
+        copies.setdefault((p[1], p[2]), []).append((p[0], i in lost))
 
     def raw(t: float) -> int:
         return bisect.bisect_left(kept, t) - bisect.bisect_left(out_t, t)
@@ -154,7 +171,7 @@ def event_queue(
         return {"events": 0}
     off = limit - statistics.median(raw(t) for t, _, _ in drops)
     events = congestion_events(drops)
-    delay, at, mean, zone = [], [], [], []
+    delay, at, mean, zone, met, resent = [], [], [], [], {True: [], False: []}, []
     for ev in events:
         t0, port, seq = ev[0]
         td = next((t for t, a in acks[port] if t > t0 and a == seq), None)
@@ -164,9 +181,19 @@ def event_queue(
         at.append(raw(td) + off)
         n = max(1, int((td - t0) * 1e3))
         mean.append(statistics.fmean(raw(t0 + k * (td - t0) / n) + off for k in range(n)))
-        zone.append(sum(1 for t, p, _ in ev if p == port and td <= t < td + DUPACK_ZONE_S))
+        z0, z1 = td + lag, td + lag + DUPACK_ZONE_S
+        zone.append(sum(1 for t, p, _ in ev if p == port and z0 <= t < z1))
+        for t, p, _ in arrivals[bisect.bisect_left(arr_t, z0) : bisect.bisect_left(arr_t, z1)]:
+            met[p == port].append(raw(t) + off)
+        again = [was_lost for t, was_lost in copies[(port, seq)] if t > t0]
+        if again:
+            resent.append(again[0])
     if not delay:
         return {"events": len(events)}
+
+    def avg(xs: list) -> float | None:
+        return round(statistics.fmean(xs), 2) if xs else None
+
     return {
         "events": len(events),
         "heard": len(delay),
@@ -174,6 +201,10 @@ def event_queue(
         "queue_at_first_dupack": round(statistics.fmean(at), 2),
         "queue_mean_until_then": round(statistics.fmean(mean), 2),
         "drops_sent_at_it": round(statistics.fmean(zone), 3),
+        "queue_met_by_dropper": avg(met[True]),
+        "queue_met_by_others": avg(met[False]),
+        "retransmissions": len(resent),
+        "retransmissions_lost": sum(resent),
     }
 
 
@@ -297,7 +328,11 @@ def ccsim_run(
         ]
         for i in range(len(names))
     }
-    out["_queue"] = event_queue(ing_all, egr, at_router, ports, skip_s, secs - 0.5, limit)
+    # what the senders send at an ACK reaches the router two access hops after it left
+    # (less a µs, for the traces' rounding)
+    out["_queue"] = event_queue(
+        ing_all, egr, at_router, ports, skip_s, secs - 0.5, limit, lag=2 * access - 1e-6
+    )
     return out
 
 
