@@ -380,6 +380,79 @@ def ccsim_ack_timing(
     return ack_timing(run.pcap["bottleneck"], [run.pcap[d] for d in downs], start, start + secs)
 
 
+_UNITS = {
+    "s": 1.0,
+    "ms": 1e-3,
+    "us": 1e-6,
+    "ns": 1e-9,
+    "bps": 1.0,
+    "kbps": 1e3,
+    "Mbps": 1e6,
+    "Gbps": 1e9,
+}
+
+
+def _quantity(text: str) -> float:
+    """A scenario's time or rate ("0.5ms", "1Gbps") in seconds or bits/s."""
+    m = re.fullmatch(r"([0-9.]+)\s*([a-zA-Z]+)", text.strip())
+    if not m or m.group(2) not in _UNITS:
+        raise ValueError(f"not a time or rate ccsim's scenarios write: {text!r}")
+    return float(m.group(1)) * _UNITS[m.group(2)]
+
+
+def _topology_value(text: str, key: str) -> str:
+    """A quoted value of the scenario text's *key* (e.g. access_delay)."""
+    m = re.search(rf'^{key} = "([^"]+)"', text, re.M)
+    if not m:
+        raise ValueError(f"the scenario has no {key}")
+    return m.group(1)
+
+
+def ccsim_full_loop(
+    point: str, seed: int, start: float, secs: float, overrides: dict | None = None
+) -> dict:
+    """testbed.full_loop of a run of *point* (with *overrides*) over [start, start +
+    secs]: departures where the bottleneck starts to send them (r1), ACKs where they leave
+    the router for the senders' access links, and each sender's segments where they reach
+    the router (an access hop and their serialization after they leave): the senders'
+    round trip from the router, two access hops, is the ACKs' *turn*."""
+    import struct
+
+    import testbed
+
+    import ccsim
+
+    n = len(_point(point)["ccsim_flows"].split())
+    links = [f"flow{i}.src_{d}" for i in range(n) for d in ("up", "down")]
+    text = scenario_text(point) + f"\n[output]\npcap = {['bottleneck', *links]!r}\n"
+    sets = {"seed": seed, "duration": f"{start + secs}s", "warmup": "0s", **(overrides or {})}
+    run = ccsim.run(text.replace("'", '"'), set=sets)
+    access = _quantity(sets.get("topology.access_delay") or _topology_value(text, "access_delay"))
+    rate = _quantity(sets.get("topology.access_rate") or _topology_value(text, "access_rate"))
+    dep, again = {}, set()
+    for t, port, seq, _, payload in testbed.pcap_packets(run.pcap["bottleneck"]):
+        if payload > 0:
+            again.update({(port, seq + payload)} & dep.keys())
+            dep.setdefault((port, seq + payload), t)
+    for key in again:  # sent more than once, as testbed_full_loop leaves out
+        del dep[key]
+    arrivals = {
+        10000 + i: [
+            t + access + ip_len * 8 / rate
+            for t, _, _, ip_len, payload in testbed.pcap_packets(run.pcap[f"flow{i}.src_up"])
+            if payload > 0
+        ]
+        for i in range(n)
+    }
+    acks = sorted(
+        (t, 10000 + i, struct.unpack(">I", tcp[8:12])[0], testbed._has_sack(tcp))
+        for i in range(n)
+        for t, tcp, payload in testbed.pcap_tcp_headers(run.pcap[f"flow{i}.src_down"])
+        if payload == 0
+    )
+    return testbed.full_loop(dep, acks, arrivals, 2 * access, start, start + secs)
+
+
 def metrics_of(point: str, reference: dict | None = None) -> list[str]:
     """The metrics with a tolerance that the Linux table (or *reference*) has for *point*."""
     lin = (reference or linux_summary())[point]

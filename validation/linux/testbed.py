@@ -552,18 +552,23 @@ def unmatched(ing, egr) -> set[int]:
     by_key: dict[tuple, list[int]] = {}
     for i, (_, port, seq, _, _) in enumerate(ing):
         by_key.setdefault((port, seq), []).append(i)
-    lost = set()
+    lost = []
     for k, idx in by_key.items():
+        out = outs.get(k, ())
+        if len(idx) == 1:  # sent once (nearly all): matched by any copy out after it
+            if not out or max(out) + 1e-6 < ing[idx[0]][0]:
+                lost.append(idx[0])
+            continue
         ts = [ing[i][0] for i in idx]
         used = [False] * len(ts)
-        for te in outs.get(k, []):
+        for te in out:
             j = bisect.bisect_right(ts, te + 1e-6) - 1
             while j >= 0 and used[j]:
                 j -= 1
             if j >= 0:
                 used[j] = True
-        lost |= {i for i, u in zip(idx, used, strict=True) if not u}
-    return lost
+        lost += [i for i, u in zip(idx, used, strict=True) if not u]
+    return set(lost)
 
 
 def drop_stats(ing, egr, ports, t_lo, t_hi, gap_s=0.25):
@@ -705,6 +710,65 @@ def ack_timing(data_pcap, ack_pcaps=(), t_lo=0.0, t_hi=1e9):
         if n else {},
         "grows_over_ms": {str(x): round(sum(d > x for d in grows) / g, 5) for x in (0.5, 1.0, 2.0)},
     }
+
+
+LOOP_P = (0.01, 0.1, 0.5, 0.9)
+LOOP_RELEASE_S = 100e-6  # an ACK's release leaves the sender within tens of µs of it
+
+
+def full_loop(departures, acks, arrivals, turn=0.0, t_lo=0.0, t_hi=1e9):
+    """The ACK clock's round trip at the bottleneck: for each segment sent once whose end
+    an ACK without SACK blocks first acknowledges, the time from the segment's departure
+    (*departures*: {(source port, sequence end): time}) to the arrival at the bottleneck
+    of the first segment its flow sends after the ACK (*arrivals*: {port: sorted times}),
+    if that arrives within LOOP_RELEASE_S of the ACK's time (*acks*: time-ordered
+    (time, port, ACK number, has SACK) at the router) plus *turn* (the senders' round
+    trip from where the ACKs were seen: none in the testbed). Quantiles (ms) at LOOP_P
+    over ACKs in [t_lo, t_hi]. What the phase of the flows' arrivals against the
+    bottleneck's departures follows (docs/linux.md, "The first dropper's drops, in each
+    mode")."""
+    import bisect
+
+    loops, seen = [], set()
+    for t, port, ack, has_sack in acks:
+        if (port, ack) in seen or not t_lo <= t <= t_hi:
+            continue
+        seen.add((port, ack))
+        sent = departures.get((port, ack))
+        if sent is None or has_sack:
+            continue
+        a = arrivals.get(port, [])
+        i = bisect.bisect_left(a, t + turn)
+        if i < len(a) and a[i] - (t + turn) < LOOP_RELEASE_S:
+            loops.append((a[i] - sent) * 1e3)
+    loops.sort()
+    n = len(loops)
+    return {"releases": n, "loop_ms": {str(p): round(loops[int(p * (n - 1))], 4) for p in LOOP_P}
+            if n else {}}
+
+
+def testbed_full_loop(d, t_lo=1.0, t_hi=1e9):
+    """full_loop of a testbed run with r0 and r1 captures: departures at r1 (HTB's
+    release), ACKs and arrivals at r0 (the sender answers in tens of µs), over [t_lo,
+    t_hi] s after r0's first packet. Segments sent more than once are left out."""
+    import struct
+
+    dep, dup = {}, set()
+    for t, tcp, payload in pcap_tcp_headers(os.path.join(d, "r1.pcap")):
+        if payload > 0:
+            key = (struct.unpack(">H", tcp[0:2])[0], struct.unpack(">I", tcp[4:8])[0] + payload)
+            if key in dep:
+                dup.add(key)
+            dep.setdefault(key, t)
+    acks, arrivals, t0 = [], {}, None
+    for t, tcp, payload in pcap_tcp_headers(os.path.join(d, "r0.pcap")):
+        t0 = t if t0 is None else t0
+        sp, dp = struct.unpack(">HH", tcp[:4])
+        if payload > 0:
+            arrivals.setdefault(sp, []).append(t)
+        elif (dp, struct.unpack(">I", tcp[8:12])[0]) not in dup:
+            acks.append((t, dp, struct.unpack(">I", tcp[8:12])[0], _has_sack(tcp)))
+    return full_loop(dep, acks, arrivals, 0.0, t0 + t_lo, t0 + t_hi)
 
 
 def pcap_psh_bursts(path, gap_us=60.0, t_from=0.0):
@@ -1415,7 +1479,8 @@ def acktiming(args):
     """`acktiming`: per run directory, its point, the sender's HyStart counters (nstat) and,
     where it has an r1 capture, ack_timing over its window; with --metrics, the run's
     metrics (analyze_run) and, with r0 and r1, where its congestion events drop and how
-    full the queue is when the first dropper hears of it (trains.testbed_run)."""
+    full the queue is when the first dropper hears of it (trains.testbed_run), and the
+    ACK clock's round trip at the bottleneck (testbed_full_loop)."""
     out = {"how": "testbed.py acktiming " + " ".join(args.runs), "runs": {}}
     for spec in args.runs:
         d, *win = spec.split(":")
@@ -1435,6 +1500,8 @@ def acktiming(args):
 
                 t = trains.testbed_run(d)
                 row["events"] = {"zones": t["_zones"], "queue": t["_queue"]}
+                lo, hi = (float(win[0]), float(win[1])) if win else (1.0, 1e9)
+                row["full_loop"] = testbed_full_loop(d, lo, hi)
         out["runs"][os.path.basename(d.rstrip("/"))] = row
     with open(os.path.join(HERE, args.out), "w") as f:
         json.dump(out, f, indent=1)
