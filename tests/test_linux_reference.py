@@ -1407,12 +1407,7 @@ def test_every_segment_acked_cubic_holds_linuxs_share_with_the_testbeds_ack_timi
 # The points' modes captured with both router interfaces (ack_timing_check.json): the run
 # prefix, the point, the ACK-timing law fitted at it and ccsim's settings for the mode.
 _LOOPS = {
-    "two-reno-unpaced": (
-        "25m_60ms_b31_2reno_unpaced",
-        "25m_60ms_b31_2reno",
-        testbed.ACK_JITTER_25M_TWO_RENO,
-        {"tcp.pacing": "none"},
-    ),
+    "two-reno-unpaced": _TIMED["two-reno-unpaced"],
     "two-reno-paced": (
         "25m_60ms_b31_2reno_paced",
         "25m_60ms_b31_2reno",

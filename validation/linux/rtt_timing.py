@@ -161,7 +161,6 @@ def ccsim_run(
 ) -> dict[str, Counter]:
     """flow_figures of each flow of ccsim's run of *point* (its access links' traces; the
     ACKs moved to their arrival at the sender), after *skip_s*."""
-    import re
 
     import compare
 
@@ -171,7 +170,7 @@ def ccsim_run(
     links = [f"flow{i}.src_{d}" for i in range(n) for d in ("up", "down")]
     text = compare.scenario_text(point) + f"\n[output]\npcap = {links!r}\n".replace("'", '"')
     run = ccsim.run(text, set={"seed": seed, "duration": f"{secs}s", **(overrides or {})})
-    access = float(re.search(r'^access_delay = "([0-9.]+)ms"', text, re.M).group(1)) / 1e3
+    access = compare._quantity(compare._topology_value(text, "access_delay"))
     total: dict[str, Counter] = {}
     for i in range(n):
         rows = [

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import struct
 import sys
 from pathlib import Path
@@ -157,7 +156,7 @@ def event_queue(
     lost = unmatched(ing, egr)
     kept = sorted(p[0] for i, p in enumerate(ing) if i not in lost)
     out_t = [p[0] for p in egr]
-    arrivals = sorted((p[0], p[1], i in lost) for i, p in enumerate(ing))
+    arrivals = sorted((p[0], p[1]) for p in ing)
     arr_t = [a[0] for a in arrivals]
     copies: dict[tuple, list[tuple]] = {}
     for i, p in enumerate(ing):
@@ -183,7 +182,7 @@ def event_queue(
         mean.append(statistics.fmean(raw(t0 + k * (td - t0) / n) + off for k in range(n)))
         z0, z1 = td + lag, td + lag + DUPACK_ZONE_S
         zone.append(sum(1 for t, p, _ in ev if p == port and z0 <= t < z1))
-        for t, p, _ in arrivals[bisect.bisect_left(arr_t, z0) : bisect.bisect_left(arr_t, z1)]:
+        for t, p in arrivals[bisect.bisect_left(arr_t, z0) : bisect.bisect_left(arr_t, z1)]:
             met[p == port].append(raw(t) + off)
         again = [was_lost for t, was_lost in copies[(port, seq)] if t > t0]
         if again:
@@ -287,7 +286,7 @@ def ccsim_run(
     text = compare.scenario_text(point) + f"\n[output]\npcap = {links + ['bottleneck']!r}\n"
     sets = {"seed": seed, "duration": f"{secs}s", "warmup": "0s", **(overrides or {})}
     run = ccsim.run(text.replace("'", '"'), set=sets)
-    access = float(re.search(r'^access_delay = "([0-9.]+)ms"', text, re.M).group(1)) / 1e3
+    access = compare._quantity(compare._topology_value(text, "access_delay"))
     # an ACK reaches the sender an access hop after it leaves the router (1 Gb/s, 40 B
     # headers and options: under a µs), a segment the router an access hop after it leaves
     out: dict[str, dict] = {}
